@@ -1,0 +1,59 @@
+# profileme build. `make` builds build/profileme; `make test` runs the whole suite;
+# `make bench` prints speed figures; SAN=1 builds with ASan+UBSan into build-san/.
+CC      ?= cc
+SAN     ?=
+ifeq ($(SAN),1)
+BUILD   ?= build-san
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+OPT      = -O1
+else
+BUILD   ?= build
+SANFLAGS =
+OPT      = -O2
+endif
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) -Isrc
+LDFLAGS += $(SANFLAGS)
+LDLIBS  += -lm
+
+LAYERS  := util isa guest tools
+SRCS    := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
+LIBSRCS := $(filter-out src/tools/main.c,$(SRCS))
+OBJS    := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))
+LIBOBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIBSRCS))
+UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/*.c))
+
+all: $(BUILD)/profileme
+
+$(BUILD)/profileme: $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libprofileme.a: $(LIBOBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libprofileme.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libprofileme.a $(LDFLAGS) $(LDLIBS)
+
+unit: $(UNIT)
+
+# The whole suite: unit tests, guest programs against qemu-alpha, disassembler
+# against objdump, real programs. Last line: "N passed, N failed".
+test: all unit
+	BUILD=$(BUILD) tests/run-all.sh
+
+bench: all
+	BUILD=$(BUILD) bench/run.sh
+
+fuzz:
+	$(MAKE) -C fuzz
+
+clean:
+	rm -rf build build-san
+
+-include $(OBJS:.o=.d)
+.PHONY: all unit test bench fuzz clean
