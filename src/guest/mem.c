@@ -1,0 +1,285 @@
+/* Guest address space: radix page table, demand-zero pages, software TLB. The
+ * radix splits the 29-bit page number of a 42-bit address as 10/10/9 bits. */
+#include "guest/mem.h"
+#include "util/err.h"
+#include <stdlib.h>
+
+#define L1_BITS 10
+#define L2_BITS 10
+#define L3_BITS 9
+#define L1_SIZE (1u << L1_BITS)
+#define L2_SIZE (1u << L2_BITS)
+#define L3_SIZE (1u << L3_BITS)
+
+static void tlb_clear(struct guest_mm *mm)
+{
+  for (int i = 0; i < GUEST_TLB_SIZE; i++) {
+    mm->tlb_r[i].tag = ~(uint64_t)0;
+    mm->tlb_w[i].tag = ~(uint64_t)0;
+  }
+}
+
+/* Drops the TLB entries of the page holding addr. */
+static void tlb_drop(struct guest_mm *mm, uint64_t addr)
+{
+  unsigned i = (addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1);
+  uint64_t page = addr & ~GUEST_PAGE_MASK;
+  if (mm->tlb_r[i].tag == page) mm->tlb_r[i].tag = ~(uint64_t)0;
+  if (mm->tlb_w[i].tag == page) mm->tlb_w[i].tag = ~(uint64_t)0;
+}
+
+struct guest_mm *mm_create(void)
+{
+  struct guest_mm *mm = calloc(1, sizeof *mm);
+  if (!mm) return NULL;
+  mm->dir = calloc(L1_SIZE, sizeof *mm->dir);
+  if (!mm->dir) { free(mm); return NULL; }
+  mm->refs = 1;
+  tlb_clear(mm);
+  return mm;
+}
+
+struct guest_mm *mm_get(struct guest_mm *mm)
+{
+  mm->refs++;
+  return mm;
+}
+
+/* Returns the descriptor slot for addr, creating table levels if create. */
+static struct guest_page *slot(const struct guest_mm *mm, uint64_t addr, bool create)
+{
+  if (addr >= GUEST_TASK_SIZE) return NULL;
+  uint64_t vpn = addr >> GUEST_PAGE_SHIFT;
+  unsigned i1 = vpn >> (L2_BITS + L3_BITS), i2 = (vpn >> L3_BITS) & (L2_SIZE - 1);
+  struct guest_page **l2 = mm->dir[i1];
+  if (!l2) {
+    if (!create || !(l2 = calloc(L2_SIZE, sizeof *l2))) return NULL;
+    mm->dir[i1] = l2;
+  }
+  struct guest_page *l3 = l2[i2];
+  if (!l3) {
+    if (!create || !(l3 = calloc(L3_SIZE, sizeof *l3))) return NULL;
+    l2[i2] = l3;
+  }
+  return &l3[vpn & (L3_SIZE - 1)];
+}
+
+struct guest_page *mm_page(struct guest_mm *mm, uint64_t addr)
+{
+  struct guest_page *p = slot(mm, addr, false);
+  return p && p->prot ? p : NULL;
+}
+
+static void page_release(struct guest_mm *mm, struct guest_page *p)
+{
+  if (p->code && mm->code_free) mm->code_free(p->code);
+  free(p->host);
+  p->host = NULL;
+  p->code = NULL;
+  if (p->prot) mm->pages_mapped--;
+  p->prot = 0;
+}
+
+void mm_put(struct guest_mm *mm)
+{
+  if (!mm || --mm->refs > 0) return;
+  for (unsigned i = 0; i < L1_SIZE; i++) {
+    if (!mm->dir[i]) continue;
+    for (unsigned j = 0; j < L2_SIZE; j++) {
+      struct guest_page *l3 = mm->dir[i][j];
+      if (!l3) continue;
+      for (unsigned k = 0; k < L3_SIZE; k++) page_release(mm, &l3[k]);
+      free(l3);
+    }
+    free(mm->dir[i]);
+  }
+  free(mm->dir);
+  free(mm);
+}
+
+struct guest_mm *mm_fork(const struct guest_mm *src)
+{
+  struct guest_mm *mm = mm_create();
+  if (!mm) return NULL;
+  mm->brk_start = src->brk_start;
+  mm->brk = src->brk;
+  mm->mmap_base = src->mmap_base;
+  mm->code_free = src->code_free;
+  mm->code_reset = src->code_reset;
+  for (unsigned i = 0; i < L1_SIZE; i++) {
+    if (!src->dir[i]) continue;
+    for (unsigned j = 0; j < L2_SIZE; j++) {
+      const struct guest_page *l3 = src->dir[i][j];
+      if (!l3) continue;
+      for (unsigned k = 0; k < L3_SIZE; k++) {
+        if (!l3[k].prot) continue;
+        uint64_t addr = ((((uint64_t)i << L2_BITS | j) << L3_BITS) | k) << GUEST_PAGE_SHIFT;
+        struct guest_page *d = slot(mm, addr, true);
+        if (!d) goto fail;
+        d->prot = l3[k].prot;
+        mm->pages_mapped++;
+        if (l3[k].host) {
+          if (!(d->host = malloc(GUEST_PAGE_SIZE))) goto fail;
+          memcpy(d->host, l3[k].host, GUEST_PAGE_SIZE);
+          mm->pages_touched++;
+        }
+      }
+    }
+  }
+  return mm;
+fail:
+  mm_put(mm);
+  return NULL;
+}
+
+int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
+{
+  if ((addr & GUEST_PAGE_MASK) || addr + len > GUEST_TASK_SIZE || addr + len < addr)
+    return PM_EINVAL;
+  for (uint64_t a = addr; a < addr + len; a += GUEST_PAGE_SIZE) {
+    struct guest_page *p = slot(mm, a, true);
+    if (!p) return PM_ENOMEM;
+    page_release(mm, p);
+    tlb_drop(mm, a);
+    p->prot = (uint8_t)(prot | 0x80);   /* 0x80: mapped even with PROT_NONE */
+    mm->pages_mapped++;
+  }
+  return 0;
+}
+
+int mm_unmap(struct guest_mm *mm, uint64_t addr, uint64_t len)
+{
+  if ((addr & GUEST_PAGE_MASK) || addr + len < addr) return PM_EINVAL;
+  for (uint64_t a = addr; a < addr + len && a < GUEST_TASK_SIZE; a += GUEST_PAGE_SIZE) {
+    struct guest_page *p = slot(mm, a, false);
+    if (p) page_release(mm, p);
+    tlb_drop(mm, a);
+  }
+  return 0;
+}
+
+int mm_protect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
+{
+  if (addr & GUEST_PAGE_MASK) return PM_EINVAL;
+  if (!mm_is_mapped(mm, addr, len)) return PM_EFAULT;
+  for (uint64_t a = addr; a < addr + len; a += GUEST_PAGE_SIZE) {
+    struct guest_page *p = slot(mm, a, false);
+    p->prot = (uint8_t)(prot | 0x80);
+    tlb_drop(mm, a);
+  }
+  return 0;
+}
+
+bool mm_is_mapped(struct guest_mm *mm, uint64_t addr, uint64_t len)
+{
+  for (uint64_t a = addr & ~GUEST_PAGE_MASK; a < addr + len; a += GUEST_PAGE_SIZE)
+    if (!mm_page(mm, a)) return false;
+  return true;
+}
+
+uint64_t mm_find_free(struct guest_mm *mm, uint64_t from, uint64_t limit, uint64_t len)
+{
+  uint64_t a = (from + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, run = a;
+  const uint64_t block = (uint64_t)L3_SIZE << GUEST_PAGE_SHIFT;
+  if (len == 0) return 0;
+  if (limit > GUEST_TASK_SIZE) limit = GUEST_TASK_SIZE;
+  while (run + len <= limit && run + len > run) {
+    if (a - run >= len) return run;
+    uint64_t vpn = a >> GUEST_PAGE_SHIFT;
+    struct guest_page **l2 = mm->dir[vpn >> (L2_BITS + L3_BITS)];
+    if (!l2 || !l2[(vpn >> L3_BITS) & (L2_SIZE - 1)]) {
+      a = (a | (block - 1)) + 1;        /* a whole unpopulated leaf table */
+      continue;
+    }
+    a += GUEST_PAGE_SIZE;
+    if (mm_page(mm, a - GUEST_PAGE_SIZE)) run = a;
+  }
+  return 0;
+}
+
+uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot)
+{
+  struct guest_page *p = mm_page(mm, addr);
+  if (!p || (p->prot & prot) != prot) return NULL;
+  if (!p->host) {
+    if (!(p->host = calloc(1, GUEST_PAGE_SIZE))) return NULL;
+    mm->pages_touched++;
+  }
+  uint64_t page = addr & ~GUEST_PAGE_MASK;
+  unsigned i = (addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1);
+  uintptr_t addend = (uintptr_t)p->host - (uintptr_t)page;
+  if (p->prot & GUEST_PROT_READ) mm->tlb_r[i] = (struct guest_tlb_entry){ page, addend };
+  if ((p->prot & GUEST_PROT_WRITE) && !p->code)
+    mm->tlb_w[i] = (struct guest_tlb_entry){ page, addend };
+  return p->host + (addr & GUEST_PAGE_MASK);
+}
+
+void mm_code_written(struct guest_mm *mm, uint64_t addr)
+{
+  struct guest_page *p = mm_page(mm, addr);
+  if (p && p->code && mm->code_reset) mm->code_reset(p->code);
+}
+
+void mm_code_flush(struct guest_mm *mm)
+{
+  for (unsigned i = 0; i < L1_SIZE; i++) {
+    if (!mm->dir[i]) continue;
+    for (unsigned j = 0; j < L2_SIZE; j++) {
+      struct guest_page *l3 = mm->dir[i][j];
+      if (!l3) continue;
+      for (unsigned k = 0; k < L3_SIZE; k++)
+        if (l3[k].code && mm->code_reset) mm->code_reset(l3[k].code);
+    }
+  }
+}
+
+void mm_code_attach(struct guest_mm *mm, uint64_t addr, struct guest_code *code)
+{
+  struct guest_page *p = mm_page(mm, addr);
+  if (!p) return;
+  p->code = code;
+  unsigned i = (addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1);
+  if (mm->tlb_w[i].tag == (addr & ~GUEST_PAGE_MASK)) mm->tlb_w[i].tag = ~(uint64_t)0;
+}
+
+/* Copies n bytes in either direction, page by page. */
+static int copy(struct guest_mm *mm, uint64_t addr, void *buf, size_t n, bool check, bool to_guest)
+{
+  uint8_t *b = buf;
+  while (n) {
+    size_t chunk = GUEST_PAGE_SIZE - (addr & GUEST_PAGE_MASK);
+    if (chunk > n) chunk = n;
+    int prot = check ? (to_guest ? GUEST_PROT_WRITE : GUEST_PROT_READ) : 0;
+    uint8_t *h = mm_host(mm, addr, prot);
+    if (!h) return PM_EFAULT;
+    if (to_guest) {
+      memcpy(h, b, chunk);
+      mm_code_written(mm, addr);
+    } else {
+      memcpy(b, h, chunk);
+    }
+    addr += chunk; b += chunk; n -= chunk;
+  }
+  return 0;
+}
+
+int mm_read(struct guest_mm *mm, uint64_t addr, void *buf, size_t n, bool check)
+{
+  return copy(mm, addr, buf, n, check, false);
+}
+
+int mm_write(struct guest_mm *mm, uint64_t addr, const void *buf, size_t n, bool check)
+{
+  return copy(mm, addr, (void *)buf, n, check, true);
+}
+
+long mm_read_str(struct guest_mm *mm, uint64_t addr, char *buf, size_t max)
+{
+  for (size_t i = 0; i < max; i++) {
+    uint8_t *h = mm_host(mm, addr + i, GUEST_PROT_READ);
+    if (!h) return PM_EFAULT;
+    buf[i] = (char)*h;
+    if (!*h) return (long)i;
+  }
+  return PM_EINVAL;
+}

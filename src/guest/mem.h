@@ -1,0 +1,114 @@
+/* The guest address space: 8 KB pages in a three-level radix table, host memory
+ * allocated on first touch (demand-zero), and a software TLB per access type so
+ * the executor's hot path is one compare and one add. Invariants: a page with
+ * predecoded code never has a write-TLB entry, so every store to it takes the
+ * slow path, which resets its decoded instructions; TLB tags include the low
+ * address bits of the access size, so a misaligned access always misses. */
+#ifndef GUEST_MEM_H
+#define GUEST_MEM_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define GUEST_PAGE_SHIFT 13
+#define GUEST_PAGE_SIZE  ((uint64_t)1 << GUEST_PAGE_SHIFT)
+#define GUEST_PAGE_MASK  (GUEST_PAGE_SIZE - 1)
+#define GUEST_TASK_SIZE  ((uint64_t)1 << 42)   /* arch/alpha TASK_SIZE */
+#define GUEST_PAGE_INSNS (GUEST_PAGE_SIZE / 4)
+
+#define GUEST_PROT_READ  1
+#define GUEST_PROT_WRITE 2
+#define GUEST_PROT_EXEC  4
+
+#define GUEST_TLB_SIZE 512
+
+struct guest_code;    /* predecoded instructions of one page (owned by the executor) */
+
+struct guest_tlb_entry {
+  uint64_t tag;       /* page address, or ~0 when empty */
+  uintptr_t addend;   /* host address = guest address + addend */
+};
+
+struct guest_page {
+  uint8_t *host;            /* NULL until first touched */
+  struct guest_code *code;  /* predecoded instructions, or NULL */
+  uint8_t prot;             /* GUEST_PROT_*; 0 = not mapped */
+};
+
+struct guest_mm {
+  struct guest_page ***dir;   /* [1024][1024][512] radix over the page number */
+  struct guest_tlb_entry tlb_r[GUEST_TLB_SIZE];
+  struct guest_tlb_entry tlb_w[GUEST_TLB_SIZE];
+  uint64_t brk_start, brk;    /* program break (osf_brk) */
+  uint64_t mmap_base;         /* bottom-up search start (TASK_UNMAPPED_BASE) */
+  uint64_t pages_mapped;      /* statistics */
+  uint64_t pages_touched;
+  /* Called to free a page's predecoded code; set by the executor. */
+  void (*code_free)(struct guest_code *);
+  /* Called to reset (not free) a page's predecoded code when it is written. */
+  void (*code_reset)(struct guest_code *);
+  int refs;
+};
+
+/* Returns a new empty address space with one reference, or NULL. */
+struct guest_mm *mm_create(void);
+/* Takes a reference. */
+struct guest_mm *mm_get(struct guest_mm *mm);
+/* Drops a reference; frees the space with its pages on the last one. */
+void mm_put(struct guest_mm *mm);
+/* Returns a private deep copy (fork), with one reference, or NULL. */
+struct guest_mm *mm_fork(const struct guest_mm *mm);
+
+/* Maps [addr, addr+len) as zero-filled pages with prot, replacing what was there.
+ * addr must be page aligned. Returns 0 or PM_E*. */
+int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
+/* Unmaps [addr, addr+len). Returns 0 or PM_EINVAL. */
+int mm_unmap(struct guest_mm *mm, uint64_t addr, uint64_t len);
+/* Changes protection; fails with PM_EFAULT if any page is unmapped. */
+int mm_protect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
+/* Returns true if every page of [addr, addr+len) is mapped. */
+bool mm_is_mapped(struct guest_mm *mm, uint64_t addr, uint64_t len);
+/* Returns the lowest free page-aligned range of len bytes at or above from, that
+ * ends at or below limit, or 0 if none. */
+uint64_t mm_find_free(struct guest_mm *mm, uint64_t from, uint64_t limit, uint64_t len);
+
+/* Returns the page descriptor for addr, or NULL if unmapped. */
+struct guest_page *mm_page(struct guest_mm *mm, uint64_t addr);
+/* Returns the host address of guest byte addr if its page allows `prot`,
+ * allocating it on first touch and filling the matching TLB; NULL on a fault. */
+uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot);
+/* Resets predecoded code of the page holding addr (a store hit it). */
+void mm_code_written(struct guest_mm *mm, uint64_t addr);
+/* Resets predecoded code of every page (imb). */
+void mm_code_flush(struct guest_mm *mm);
+/* Attaches predecoded code to a page and drops its write-TLB entry. */
+void mm_code_attach(struct guest_mm *mm, uint64_t addr, struct guest_code *code);
+
+/* Copies between guest and host memory. With check, the page protections apply
+ * (a syscall acting for the guest); without, they are ignored (the loader).
+ * Returns 0 or PM_EFAULT. */
+int mm_read(struct guest_mm *mm, uint64_t addr, void *buf, size_t n, bool check);
+int mm_write(struct guest_mm *mm, uint64_t addr, const void *buf, size_t n, bool check);
+/* Reads a NUL-terminated string of at most max-1 bytes. Returns its length, or
+ * PM_EFAULT, or PM_EINVAL when it does not fit. */
+long mm_read_str(struct guest_mm *mm, uint64_t addr, char *buf, size_t max);
+
+/* Hot-path lookups: host pointer for an aligned access of size bytes, or NULL
+ * (miss: unaligned, not cached, or not permitted; use mm_host then). */
+static inline uint8_t *mm_tlb_read(struct guest_mm *mm, uint64_t addr, unsigned size)
+{
+  const struct guest_tlb_entry *e = &mm->tlb_r[(addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1)];
+  if (e->tag == (addr & (~GUEST_PAGE_MASK | (size - 1))))
+    return (uint8_t *)(uintptr_t)(addr + e->addend);
+  return NULL;
+}
+static inline uint8_t *mm_tlb_write(struct guest_mm *mm, uint64_t addr, unsigned size)
+{
+  const struct guest_tlb_entry *e = &mm->tlb_w[(addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1)];
+  if (e->tag == (addr & (~GUEST_PAGE_MASK | (size - 1))))
+    return (uint8_t *)(uintptr_t)(addr + e->addend);
+  return NULL;
+}
+
+#endif
