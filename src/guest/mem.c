@@ -78,6 +78,7 @@ static void page_release(struct guest_mm *mm, struct guest_page *p)
   p->code = NULL;
   if (p->prot) mm->pages_mapped--;
   p->prot = 0;
+  mm->map_gen++;
 }
 
 void mm_put(struct guest_mm *mm)
@@ -167,6 +168,7 @@ int mm_protect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
     p->prot = (uint8_t)(prot | 0x80);
     tlb_drop(mm, a);
   }
+  mm->map_gen++;
   return 0;
 }
 

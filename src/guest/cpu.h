@@ -1,0 +1,78 @@
+/* The Alpha CPU as the functional core sees it: the architectural context of one
+ * thread (struct axp_ctx), the per-CPU executor state (struct cpu), and the
+ * interpreter entry point. The executor stops at system calls and exceptions;
+ * the kernel layer handles them and resumes it. Invariants: r[31] and f[31] are
+ * always 0; writes to them land in the sink slots r[32]/f[32]. */
+#ifndef GUEST_CPU_H
+#define GUEST_CPU_H
+#include <stdint.h>
+#include <stdbool.h>
+#include "guest/mem.h"
+
+struct axp_ctx {
+  uint64_t r[33];      /* integer registers; [32] is the $31 write sink */
+  uint64_t f[33];      /* FP registers as raw bits; [32] is the $f31 sink */
+  uint64_t pc;
+  uint64_t fpcr;
+  uint64_t swcr;       /* Linux ieee_state: the software FP control word */
+  uint64_t unique;     /* PALcode per-thread value: the TLS pointer */
+  uint64_t lock_addr;  /* LL/SC lock, valid when lock_valid */
+  bool lock_valid;
+  uint32_t uac;        /* UAC_* bits of osf_setsysinfo(SSI_NVPAIRS) */
+};
+
+/* Why the executor returned. */
+enum axp_stop {
+  AXP_STOP_BUDGET,     /* instruction budget used up; pc = next instruction */
+  AXP_STOP_CALLSYS,    /* call_pal callsys; pc = the instruction after it */
+  AXP_STOP_TRAP,       /* an exception; cpu->trap says which, pc as Linux sets it */
+};
+
+/* A synchronous exception as the kernel would turn it into a signal. Signal
+ * numbers are Alpha's (OSF) numbering; codes are Linux si_codes. */
+struct axp_trap {
+  int sig;
+  int code;
+  uint64_t addr;       /* si_addr */
+  int64_t trapno;      /* si_trapno (gentrap's a0) */
+};
+
+#define AXP_UAC_NOPRINT 1
+#define AXP_UAC_NOFIX   2
+#define AXP_UAC_SIGBUS  4
+
+/* Per-PC counts of fixed-up unaligned accesses (open addressing, grows). */
+struct pc_counts {
+  uint64_t *pc, *count;
+  uint32_t used, cap;
+};
+
+struct cpu {
+  int id;
+  uint64_t icount;             /* instructions retired */
+  uint64_t unaligned_fixups;
+  struct pc_counts unaligned;  /* per PC, for the trap model */
+  struct axp_trap trap;        /* valid after AXP_STOP_TRAP */
+  uint64_t (*rpcc)(void *ctx); /* cycle counter source for rpcc, and its ctx */
+  void *rpcc_ctx;
+  /* Fetch cache: the last code page entered. */
+  struct guest_mm *fc_mm;
+  uint64_t fc_gen, fc_page;
+  struct guest_code *fc_code;
+};
+
+/* EV67 identification (Alpha Architecture Handbook 4.11; ref alpha-linux-abi 0). */
+#define AXP_IMPLVER_EV6 2
+#define AXP_AMASK_EV67  0x1307u   /* BWX FIX CIX MVI precise-trap + bit 12 */
+
+/* Runs ctx in mm for at most budget instructions. Returns an enum axp_stop. */
+int axp_run(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64_t budget);
+
+/* Installs the executor's code-cache hooks in a new address space. */
+void axp_mm_init(struct guest_mm *mm);
+
+/* Returns how often pc took the unaligned fix-up. */
+uint64_t pc_counts_get(const struct pc_counts *pcs, uint64_t pc);
+void pc_counts_free(struct pc_counts *pcs);
+
+#endif
