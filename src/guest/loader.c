@@ -1,0 +1,164 @@
+/* ELF loader and initial stack; see loader.h. Sources: Linux fs/binfmt_elf.c
+ * (segment mapping, create_elf_tables), arch/alpha/include/asm/elf.h (ELF_HWCAP,
+ * ELF_PLATFORM, ELF_ET_DYN_BASE). */
+#include "guest/loader.h"
+#include "guest/cpu.h"
+#include "util/err.h"
+#include <elf.h>
+#include <string.h>
+
+#ifndef EM_ALPHA
+#define EM_ALPHA 0x9026
+#endif
+
+int elf_check(const uint8_t *buf, size_t len)
+{
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
+  if (len < 4 || memcmp(buf, ELFMAG, SELFMAG) != 0) return PM_ENOEXEC;
+  if (len < sizeof *eh) return PM_ECORRUPT;
+  if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+      eh->e_machine != EM_ALPHA)
+    return PM_EARCH;
+  if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) return PM_ENOEXEC;
+  if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum > 256 ||
+      eh->e_phoff > len || (len - eh->e_phoff) / sizeof(Elf64_Phdr) < eh->e_phnum)
+    return PM_ECORRUPT;
+  return 0;
+}
+
+static int prot_of(uint32_t pf)
+{
+  return (pf & PF_R ? GUEST_PROT_READ : 0) | (pf & PF_W ? GUEST_PROT_WRITE : 0) |
+         (pf & PF_X ? GUEST_PROT_EXEC : 0);
+}
+
+/* Maps [lo, hi) with prot; pages already mapped by an earlier segment keep their
+ * contents and gain prot. */
+static int map_range(struct guest_mm *mm, uint64_t lo, uint64_t hi, int prot)
+{
+  for (uint64_t a = lo; a < hi; a += GUEST_PAGE_SIZE) {
+    struct guest_page *p = mm_page(mm, a);
+    int err = p ? mm_protect(mm, a, GUEST_PAGE_SIZE, (p->prot & 7) | prot)
+                : mm_map(mm, a, GUEST_PAGE_SIZE, prot);
+    if (err) return err;
+  }
+  return 0;
+}
+
+int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
+             struct elf_image *img)
+{
+  int err = elf_check(buf, len);
+  if (err) return err;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
+  const Elf64_Phdr *ph = (const Elf64_Phdr *)(buf + eh->e_phoff);
+  uint64_t lo = UINT64_MAX, hi = 0;
+  memset(img, 0, sizeof *img);
+  for (int i = 0; i < eh->e_phnum; i++) {
+    if (ph[i].p_type == PT_INTERP) {
+      if (ph[i].p_offset > len || ph[i].p_filesz > len - ph[i].p_offset ||
+          ph[i].p_filesz < 2 || ph[i].p_filesz > sizeof img->interp)
+        return PM_ECORRUPT;
+      memcpy(img->interp, buf + ph[i].p_offset, ph[i].p_filesz);
+      if (img->interp[ph[i].p_filesz - 1] != '\0') return PM_ECORRUPT;
+    }
+    if (ph[i].p_type != PT_LOAD) continue;
+    if (ph[i].p_filesz > ph[i].p_memsz || ph[i].p_offset > len ||
+        ph[i].p_filesz > len - ph[i].p_offset || ph[i].p_memsz > GUEST_TASK_SIZE ||
+        ph[i].p_vaddr > GUEST_TASK_SIZE - ph[i].p_memsz)
+      return PM_ECORRUPT;
+    if (ph[i].p_vaddr < lo) lo = ph[i].p_vaddr;
+    if (ph[i].p_vaddr + ph[i].p_memsz > hi) hi = ph[i].p_vaddr + ph[i].p_memsz;
+  }
+  if (hi == 0) return PM_ECORRUPT;   /* nothing to load */
+  lo &= ~GUEST_PAGE_MASK;
+  hi = (hi + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
+  uint64_t bias = 0;
+  if (eh->e_type == ET_DYN) {
+    uint64_t want = is_interp ? GUEST_UNMAPPED_BASE : GUEST_ET_DYN_BASE;
+    uint64_t at = mm_find_free(mm, want, GUEST_TASK_SIZE, hi - lo);
+    if (!at) return PM_ENOSPC;
+    bias = at - lo;
+  } else if (mm_find_free(mm, lo, hi, hi - lo) != lo) {
+    return PM_ENOSPC;   /* overlaps something already mapped */
+  }
+  for (int i = 0; i < eh->e_phnum; i++) {
+    if (ph[i].p_type != PT_LOAD || ph[i].p_memsz == 0) continue;
+    uint64_t va = ph[i].p_vaddr + bias;
+    uint64_t plo = va & ~GUEST_PAGE_MASK;
+    uint64_t phi = (va + ph[i].p_memsz + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
+    if ((err = map_range(mm, plo, phi, prot_of(ph[i].p_flags)))) return err;
+    if ((err = mm_write(mm, va, buf + ph[i].p_offset, ph[i].p_filesz, false))) return err;
+    /* Explicitly zero the bss part of a page shared with file data. */
+    uint64_t zlen = ph[i].p_memsz - ph[i].p_filesz, zero = 0;
+    for (uint64_t a = va + ph[i].p_filesz; zlen && a < phi; a++, zlen--)
+      if ((err = mm_write(mm, a, &zero, 1, false))) return err;
+    if (ph[i].p_offset <= eh->e_phoff &&
+        eh->e_phoff - ph[i].p_offset < ph[i].p_filesz)
+      img->phdr = va + (eh->e_phoff - ph[i].p_offset);
+  }
+  for (int i = 0; i < eh->e_phnum; i++)
+    if (ph[i].p_type == PT_PHDR) img->phdr = ph[i].p_vaddr + bias;
+  img->entry = eh->e_entry + bias;
+  img->phnum = eh->e_phnum;
+  img->base = bias;
+  img->end = hi + bias;
+  return 0;
+}
+
+/* A downward-growing writer over the guest stack. */
+struct sp_writer { struct guest_mm *mm; uint64_t sp; int err; };
+
+static uint64_t push_bytes(struct sp_writer *w, const void *p, size_t n)
+{
+  w->sp -= n;
+  if (mm_write(w->mm, w->sp, p, n, false)) w->err = 1;
+  return w->sp;
+}
+
+static uint64_t push_str(struct sp_writer *w, const char *s)
+{
+  return push_bytes(w, s, strlen(s) + 1);
+}
+
+uint64_t elf_setup_stack(struct guest_mm *mm, const struct stack_args *sa)
+{
+  uint64_t top = GUEST_STACK_TOP;
+  if (mm_map(mm, top - GUEST_STACK_SIZE, GUEST_STACK_SIZE,
+             GUEST_PROT_READ | GUEST_PROT_WRITE))
+    return 0;
+  struct sp_writer w = { mm, top, 0 };
+  uint64_t zero = 0;
+  push_bytes(&w, &zero, 8);
+  uint64_t execfn = push_str(&w, sa->execfn);
+  uint64_t envs[sa->envc + 1], args[sa->argc + 1];
+  for (int i = sa->envc - 1; i >= 0; i--) envs[i] = push_str(&w, sa->envp[i]);
+  for (int i = sa->argc - 1; i >= 0; i--) args[i] = push_str(&w, sa->argv[i]);
+  uint64_t platform = push_str(&w, "ev67");
+  w.sp &= ~15ull;
+  uint64_t random = push_bytes(&w, sa->random16, 16);
+  uint64_t aux[][2] = {
+    { AT_PHDR, sa->exe->phdr }, { AT_PHENT, sizeof(Elf64_Phdr) },
+    { AT_PHNUM, sa->exe->phnum }, { AT_PAGESZ, GUEST_PAGE_SIZE },
+    { AT_BASE, sa->interp ? sa->interp->base : 0 }, { AT_FLAGS, 0 },
+    { AT_ENTRY, sa->exe->entry }, { AT_UID, 0 }, { AT_EUID, 0 }, { AT_GID, 0 },
+    { AT_EGID, 0 }, { AT_HWCAP, AXP_AMASK_EV67 }, { AT_CLKTCK, 100 },
+    { AT_PLATFORM, platform }, { AT_SECURE, 0 }, { AT_RANDOM, random },
+    { AT_EXECFN, execfn }, { AT_NULL, 0 },
+  };
+  size_t nwords = 1 + (size_t)sa->argc + 1 + (size_t)sa->envc + 1 + 2 * (sizeof aux / sizeof aux[0]);
+  w.sp = (w.sp - nwords * 8) & ~15ull;
+  uint64_t sp = w.sp, p = sp;
+  uint64_t argc = (uint64_t)sa->argc;
+  if (mm_write(mm, p, &argc, 8, false)) return 0;
+  p += 8;
+  for (int i = 0; i < sa->argc; i++, p += 8) if (mm_write(mm, p, &args[i], 8, false)) return 0;
+  if (mm_write(mm, p, &zero, 8, false)) return 0;
+  p += 8;
+  for (int i = 0; i < sa->envc; i++, p += 8) if (mm_write(mm, p, &envs[i], 8, false)) return 0;
+  if (mm_write(mm, p, &zero, 8, false)) return 0;
+  p += 8;
+  if (mm_write(mm, p, aux, sizeof aux, false)) return 0;
+  if (w.err || sp < top - GUEST_STACK_SIZE / 2) return 0;
+  return sp;
+}
