@@ -1,0 +1,177 @@
+/* The functional half of the modelled Linux/Alpha kernel: the machine, its
+ * processes and threads, the deterministic scheduler, system calls and signals.
+ * Everything hangs off struct machine; nothing is global. Guest time is virtual
+ * (derived from the instruction count) so runs are reproducible. Signal numbers
+ * inside this layer are Alpha's (OSF) numbering; errno values are the host's
+ * until the syscall dispatcher translates them. */
+#ifndef GUEST_KERNEL_H
+#define GUEST_KERNEL_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "guest/cpu.h"
+#include "guest/mem.h"
+
+#define GSIG_MAX 64          /* _NSIG on Alpha */
+
+/* Alpha (OSF) signal numbers that differ from x86 or that the kernel layer names. */
+enum {
+  GSIG_HUP = 1, GSIG_INT = 2, GSIG_QUIT = 3, GSIG_ILL = 4, GSIG_TRAP = 5, GSIG_ABRT = 6,
+  GSIG_EMT = 7, GSIG_FPE = 8, GSIG_KILL = 9, GSIG_BUS = 10, GSIG_SEGV = 11, GSIG_SYS = 12,
+  GSIG_PIPE = 13, GSIG_ALRM = 14, GSIG_TERM = 15, GSIG_URG = 16, GSIG_STOP = 17,
+  GSIG_TSTP = 18, GSIG_CONT = 19, GSIG_CHLD = 20, GSIG_TTIN = 21, GSIG_TTOU = 22,
+  GSIG_IO = 23, GSIG_XCPU = 24, GSIG_XFSZ = 25, GSIG_VTALRM = 26, GSIG_PROF = 27,
+  GSIG_WINCH = 28, GSIG_INFO = 29, GSIG_USR1 = 30, GSIG_USR2 = 31
+};
+
+struct gsigaction {
+  uint64_t handler;          /* 0 = SIG_DFL, 1 = SIG_IGN, else a guest address */
+  uint64_t flags;            /* Alpha SA_* */
+  uint64_t mask;
+  uint64_t restorer;         /* rt_sigaction's 5th argument */
+};
+
+struct sighand {
+  int refs;
+  struct gsigaction act[GSIG_MAX + 1];
+};
+
+/* A guest file descriptor table: guest fd -> host fd (-1 free). */
+struct fdtable {
+  int refs;
+  int n;
+  int *host;
+  bool *cloexec;
+};
+
+enum task_state { TASK_RUNNABLE, TASK_BLOCKED, TASK_ZOMBIE, TASK_DEAD };
+
+enum wait_kind {
+  WAIT_NONE, WAIT_TIME, WAIT_FD, WAIT_CHILD, WAIT_FUTEX, WAIT_SIGNAL, WAIT_VFORK
+};
+
+struct process;
+
+struct task {
+  int tid;
+  struct process *proc;
+  struct guest_mm *mm;
+  struct axp_ctx ctx;
+  enum task_state state;
+  uint64_t blocked;          /* signal mask, bit (sig-1) */
+  uint64_t pending;          /* thread-directed pending signals */
+  struct { int code; uint64_t addr; int64_t trapno; int pid; } siginfo[GSIG_MAX + 1];
+  /* What a blocked task waits for; the syscall is re-executed when it wakes. */
+  enum wait_kind wait;
+  uint64_t wait_deadline;    /* virtual ns, 0 = none */
+  int wait_fd, wait_events;
+  uint64_t wait_addr;        /* futex address */
+  uint32_t wait_bitset;
+  int wait_pid;
+  uint64_t restart_nr, restart_a3;   /* original v0 and a3 for re-execution */
+  bool in_syscall_wait;
+  uint64_t sleep_deadline;   /* kept across re-execution of nanosleep */
+  uint64_t saved_mask;       /* sigsuspend/ppoll mask to restore */
+  bool has_saved_mask;
+  uint64_t clear_child_tid, robust_list;
+  uint64_t altstack_sp, altstack_size;
+  int altstack_flags;
+  struct task *next;         /* machine's task list */
+};
+
+struct process {
+  int pid, ppid;
+  int refs;                  /* threads alive */
+  struct process *parent;
+  struct sighand *sighand;
+  struct fdtable *files;
+  uint64_t pending;          /* process-directed pending signals */
+  int cwd_fd;                /* host directory fd for the guest's cwd */
+  char exe[4096];            /* absolute host path of the guest program */
+  bool exited;
+  int exit_code;             /* wait status, Linux encoding */
+  bool reaped;
+  int vfork_parent_tid;      /* tid to release on exec/exit, or 0 */
+  uint64_t itimer_deadline, itimer_interval;   /* ITIMER_REAL, virtual ns */
+  uint32_t umask;
+  struct process *next;
+};
+
+struct machine_opts {
+  const char *sysroot;       /* where absolute guest paths are looked up first */
+  uint64_t seed;
+  uint64_t quantum;          /* instructions per scheduling slice */
+  bool real_time;            /* guest clocks from the host instead of virtual */
+};
+
+struct machine {
+  struct machine_opts opt;
+  struct cpu cpus[1];
+  int ncpus;
+  struct task *tasks;
+  struct process *procs;
+  struct task *current;
+  int next_pid;
+  uint64_t rng;              /* seeded generator (getrandom, AT_RANDOM) */
+  uint64_t idle_ns;          /* virtual time skipped while all tasks slept */
+  int64_t epoch_ns;          /* CLOCK_REALTIME at virtual time 0 */
+  int init_pid;              /* the first process: its exit is the run's status */
+  bool init_exited;
+  int init_status;
+  uint8_t warned[1024 / 8];  /* unimplemented syscalls already reported */
+  FILE *log;                 /* where warnings go (stderr by default) */
+  uint64_t syscalls;
+};
+
+/* Creates a machine. Returns NULL on allocation failure. */
+struct machine *machine_create(const struct machine_opts *opt);
+void machine_destroy(struct machine *m);
+
+/* Starts the first process: loads path (a host path) with argv/envp. Returns 0 or
+ * PM_E*; *detail gets a short description of what failed (e.g. the interpreter). */
+int machine_spawn(struct machine *m, const char *path, int argc, char *const *argv,
+                  char *const *envp, char *detail, size_t detail_len);
+
+/* Runs until every guest task has exited. Returns the first process's wait
+ * status (Linux encoding: exit code << 8, or the terminating signal). */
+int machine_run(struct machine *m);
+
+/* Virtual time in ns since boot. */
+uint64_t machine_now(struct machine *m);
+/* Next random 64-bit value of the seeded generator. */
+uint64_t machine_random(struct machine *m);
+
+/* ---- internal to the kernel layer (task.c, syscall*.c, signal.c) ---- */
+struct task *task_find(struct machine *m, int tid);
+struct process *proc_find(struct machine *m, int pid);
+void task_block(struct task *t, enum wait_kind kind);
+void task_wake(struct task *t);
+void task_exit(struct machine *m, struct task *t, int status, bool group);
+int task_exec(struct machine *m, struct task *t, const char *path, char *const *argv,
+              char *const *envp);
+int64_t task_clone(struct machine *m, struct task *t, uint64_t flags, uint64_t newsp,
+                   uint64_t ptid, uint64_t ctid, uint64_t tls);
+void futex_wake(struct machine *m, struct guest_mm *mm, uint64_t addr, int n, uint32_t bitset,
+                int *woken);
+
+void sys_dispatch(struct machine *m, struct task *t);
+
+void signal_send(struct machine *m, struct task *t, struct process *p, int sig,
+                 int code, uint64_t addr, int pid);
+void signal_force(struct machine *m, struct task *t, const struct axp_trap *trap);
+/* Delivers one pending unblocked signal to t if any (frame or default action). */
+void signal_deliver(struct machine *m, struct task *t);
+bool signal_pending(struct task *t);
+int sig_to_host(int gsig);
+int sig_from_host(int hsig);
+int64_t sys_sigreturn(struct machine *m, struct task *t, bool rt);
+
+/* The fd table. */
+struct fdtable *fdt_create(void);
+struct fdtable *fdt_copy(const struct fdtable *src);
+void fdt_put(struct fdtable *fdt);
+int fdt_host(struct task *t, int64_t gfd);
+int fdt_install(struct fdtable *fdt, int hostfd, bool cloexec, int min);
+void fdt_close_on_exec(struct fdtable *fdt);
+
+#endif

@@ -1,0 +1,682 @@
+/* Processes, threads and the deterministic scheduler. Tasks run round-robin for
+ * a fixed instruction quantum on CPU 0. A task that must wait (futex, child, fd,
+ * timer) is marked blocked with its syscall rewound; it re-executes the syscall
+ * when woken. When every task is blocked the scheduler polls the host fds waited
+ * on, or jumps virtual time to the earliest deadline. */
+#include "guest/kernel.h"
+#include "guest/loader.h"
+#include "util/err.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CLONE_VM             0x00000100
+#define CLONE_FS             0x00000200
+#define CLONE_FILES          0x00000400
+#define CLONE_SIGHAND        0x00000800
+#define CLONE_VFORK          0x00004000
+#define CLONE_PARENT         0x00008000
+#define CLONE_THREAD         0x00010000
+#define CLONE_SETTLS         0x00080000
+#define CLONE_PARENT_SETTID  0x00100000
+#define CLONE_CHILD_CLEARTID 0x00200000
+#define CLONE_CHILD_SETTID   0x01000000
+
+/* Guest clock: the EV67 at 667 MHz, one instruction per cycle in functional runs. */
+#define NS_PER_1000_INSNS 1500
+
+static uint64_t splitmix(uint64_t *s)
+{
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint64_t machine_random(struct machine *m) { return splitmix(&m->rng); }
+
+uint64_t machine_now(struct machine *m)
+{
+  if (m->opt.real_time) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  }
+  return m->cpus[0].icount * NS_PER_1000_INSNS / 1000 + m->idle_ns;
+}
+
+struct machine *machine_create(const struct machine_opts *opt)
+{
+  struct machine *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->opt = *opt;
+  if (!m->opt.quantum) m->opt.quantum = 200000;
+  m->ncpus = 1;
+  m->next_pid = 1000;
+  m->rng = opt->seed;
+  m->log = stderr;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  m->epoch_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  return m;
+}
+
+/* ---- file descriptor tables ---- */
+
+struct fdtable *fdt_create(void)
+{
+  struct fdtable *f = calloc(1, sizeof *f);
+  if (!f) return NULL;
+  f->refs = 1;
+  return f;
+}
+
+static int fdt_grow(struct fdtable *f, int need)
+{
+  if (need <= f->n) return 0;
+  int n = f->n ? f->n : 16;
+  while (n < need) n *= 2;
+  int *h = realloc(f->host, n * sizeof *h);
+  if (!h) return -1;
+  f->host = h;
+  bool *c = realloc(f->cloexec, n * sizeof *c);
+  if (!c) return -1;
+  f->cloexec = c;
+  for (int i = f->n; i < n; i++) { h[i] = -1; c[i] = false; }
+  f->n = n;
+  return 0;
+}
+
+struct fdtable *fdt_copy(const struct fdtable *src)
+{
+  struct fdtable *f = fdt_create();
+  if (!f || fdt_grow(f, src->n ? src->n : 1)) { fdt_put(f); return NULL; }
+  for (int i = 0; i < src->n; i++) {
+    if (src->host[i] < 0) continue;
+    f->host[i] = fcntl(src->host[i], F_DUPFD_CLOEXEC, 10);
+    f->cloexec[i] = src->cloexec[i];
+  }
+  return f;
+}
+
+void fdt_put(struct fdtable *f)
+{
+  if (!f || --f->refs > 0) return;
+  for (int i = 0; i < f->n; i++) if (f->host[i] >= 0) close(f->host[i]);
+  free(f->host);
+  free(f->cloexec);
+  free(f);
+}
+
+int fdt_host(struct task *t, int64_t gfd)
+{
+  struct fdtable *f = t->proc->files;
+  if (gfd < 0 || gfd >= f->n) return -1;
+  return f->host[gfd];
+}
+
+/* Installs hostfd at the lowest free guest fd >= min. Returns it or -EMFILE. */
+int fdt_install(struct fdtable *f, int hostfd, bool cloexec, int min)
+{
+  int i = min;
+  for (;; i++) {
+    if (i >= 65536) return -EMFILE;
+    if (fdt_grow(f, i + 1)) return -ENOMEM;
+    if (f->host[i] < 0) break;
+  }
+  f->host[i] = hostfd;
+  f->cloexec[i] = cloexec;
+  return i;
+}
+
+void fdt_close_on_exec(struct fdtable *f)
+{
+  for (int i = 0; i < f->n; i++) {
+    if (f->host[i] >= 0 && f->cloexec[i]) {
+      close(f->host[i]);
+      f->host[i] = -1;
+      f->cloexec[i] = false;
+    }
+  }
+}
+
+/* ---- lookup ---- */
+
+struct task *task_find(struct machine *m, int tid)
+{
+  for (struct task *t = m->tasks; t; t = t->next)
+    if (t->tid == tid && t->state != TASK_DEAD) return t;
+  return NULL;
+}
+
+struct process *proc_find(struct machine *m, int pid)
+{
+  for (struct process *p = m->procs; p; p = p->next)
+    if (p->pid == pid && !p->reaped) return p;
+  return NULL;
+}
+
+void task_block(struct task *t, enum wait_kind kind)
+{
+  t->state = TASK_BLOCKED;
+  t->wait = kind;
+}
+
+void task_wake(struct task *t)
+{
+  if (t->state == TASK_BLOCKED) {
+    t->state = TASK_RUNNABLE;
+    t->wait = WAIT_NONE;
+  }
+}
+
+/* ---- loading and exec ---- */
+
+static int read_file(const char *path, uint8_t **buf, size_t *len)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? PM_ENOENT :
+                     errno == EACCES ? PM_EPERM : PM_EIO;
+  struct stat st;
+  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) { close(fd); return PM_EPERM; }
+  size_t n = (size_t)st.st_size;
+  uint8_t *b = malloc(n ? n : 1);
+  if (!b) { close(fd); return PM_ENOMEM; }
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, b + got, n - got);
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  close(fd);
+  *buf = b;
+  *len = got;
+  return 0;
+}
+
+/* Resolves an absolute guest path against the sysroot (as qemu -L does). */
+static void sysroot_path(struct machine *m, const char *p, char *out, size_t len)
+{
+  if (p[0] == '/' && m->opt.sysroot && *m->opt.sysroot) {
+    snprintf(out, len, "%s%s", m->opt.sysroot, p);
+    if (access(out, F_OK) == 0) return;
+  }
+  snprintf(out, len, "%s", p);
+}
+
+/* Builds a new address space holding path's image and its interpreter and the
+ * initial stack. Returns 0 or PM_E*; *mmp, *pc, *sp are set on success. */
+static int load_program(struct machine *m, const char *path, int argc, char *const *argv,
+                        int envc, char *const *envp, struct guest_mm **mmp, uint64_t *pc,
+                        uint64_t *sp, char *detail, size_t dlen)
+{
+  uint8_t *buf = NULL;
+  size_t len = 0;
+  int err = read_file(path, &buf, &len);
+  if (err) { snprintf(detail, dlen, "%s", path); return err; }
+  struct guest_mm *mm = mm_create();
+  if (!mm) { free(buf); return PM_ENOMEM; }
+  axp_mm_init(mm);
+  struct elf_image exe, interp;
+  err = elf_load(mm, buf, len, 0, &exe);
+  free(buf);
+  if (err) { snprintf(detail, dlen, "%s", path); goto fail; }
+  if (exe.interp[0]) {
+    char ip[PATH_MAX];
+    sysroot_path(m, exe.interp, ip, sizeof ip);
+    err = read_file(ip, &buf, &len);
+    if (!err) {
+      err = elf_load(mm, buf, len, 1, &interp);
+      free(buf);
+    }
+    if (err) {
+      snprintf(detail, dlen, "interpreter %s: %s", ip, pm_strerror(err));
+      err = PM_EINTERP;
+      goto fail;
+    }
+  }
+  mm->brk_start = mm->brk = exe.end;
+  mm->mmap_base = GUEST_UNMAPPED_BASE;
+  uint8_t rnd[16];
+  for (int i = 0; i < 16; i += 8) {
+    uint64_t v = machine_random(m);
+    memcpy(rnd + i, &v, 8);
+  }
+  struct stack_args sa = { argc, argv, envc, envp, path, &exe,
+                           exe.interp[0] ? &interp : NULL, rnd };
+  *sp = elf_setup_stack(mm, &sa);
+  if (!*sp) { err = PM_ENOMEM; snprintf(detail, dlen, "initial stack"); goto fail; }
+  *pc = exe.interp[0] ? interp.entry : exe.entry;
+  *mmp = mm;
+  return 0;
+fail:
+  mm_put(mm);
+  return err;
+}
+
+static void ctx_init(struct axp_ctx *c, uint64_t pc, uint64_t sp)
+{
+  memset(c, 0, sizeof *c);
+  c->pc = pc;
+  c->r[30] = sp;
+  c->fpcr = 0x680E800000000000ull;   /* FPCR_DYN_NORMAL | ieee_swcr_to_fpcr(0) */
+}
+
+static void absolute(const char *path, char *out, size_t len)
+{
+  if (!realpath(path, out)) snprintf(out, len, "%s", path);
+}
+
+int machine_spawn(struct machine *m, const char *path, int argc, char *const *argv,
+                  char *const *envp, char *detail, size_t dlen)
+{
+  int envc = 0;
+  while (envp[envc]) envc++;
+  struct guest_mm *mm;
+  uint64_t pc, sp;
+  int err = load_program(m, path, argc, argv, envc, envp, &mm, &pc, &sp, detail, dlen);
+  if (err) return err;
+  struct process *p = calloc(1, sizeof *p);
+  struct task *t = calloc(1, sizeof *t);
+  if (p) p->sighand = calloc(1, sizeof *p->sighand);
+  if (p) p->files = fdt_create();
+  if (!p || !t || !p->sighand || !p->files) {
+    if (p) { free(p->sighand); fdt_put(p->files); }
+    free(p); free(t); mm_put(mm);
+    return PM_ENOMEM;
+  }
+  p->sighand->refs = 1;
+  for (int fd = 0; fd < 3; fd++) {
+    int h = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+    if (h >= 0) fdt_install(p->files, h, false, fd);
+  }
+  p->cwd_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  p->pid = p->ppid = 0;
+  p->pid = m->next_pid++;
+  p->ppid = 1;
+  p->refs = 1;
+  p->umask = 022;
+  absolute(path, p->exe, sizeof p->exe);
+  t->tid = p->pid;
+  t->proc = p;
+  t->mm = mm;
+  ctx_init(&t->ctx, pc, sp);
+  m->procs = p;
+  m->tasks = t;
+  m->init_pid = p->pid;
+  return 0;
+}
+
+/* Kills every other thread of t's process (exec, exit_group). */
+static void kill_other_threads(struct machine *m, struct task *t)
+{
+  for (struct task *o = m->tasks; o; o = o->next) {
+    if (o == t || o->proc != t->proc || o->state >= TASK_ZOMBIE) continue;
+    o->state = TASK_DEAD;
+    t->proc->refs--;
+    mm_put(o->mm);
+    o->mm = NULL;
+  }
+}
+
+static void release_vfork_parent(struct machine *m, struct process *p)
+{
+  if (!p->vfork_parent_tid) return;
+  struct task *pt = task_find(m, p->vfork_parent_tid);
+  if (pt && pt->wait == WAIT_VFORK) task_wake(pt);
+  p->vfork_parent_tid = 0;
+}
+
+int task_exec(struct machine *m, struct task *t, const char *path, char *const *argv,
+              char *const *envp)
+{
+  int argc = 0, envc = 0;
+  while (argv[argc]) argc++;
+  while (envp[envc]) envc++;
+  struct guest_mm *mm;
+  uint64_t pc, sp;
+  char detail[256];
+  int err = load_program(m, path, argc, argv, envc, envp, &mm, &pc, &sp, detail, sizeof detail);
+  if (err) {
+    switch (err) {
+    case PM_ENOENT: return -ENOENT;
+    case PM_EPERM: return -EACCES;
+    case PM_ENOMEM: return -ENOMEM;
+    case PM_EINTERP: return -ELIBBAD;
+    default: return -ENOEXEC;
+    }
+  }
+  kill_other_threads(m, t);
+  mm_put(t->mm);
+  t->mm = mm;
+  ctx_init(&t->ctx, pc, sp);
+  absolute(path, t->proc->exe, sizeof t->proc->exe);
+  fdt_close_on_exec(t->proc->files);
+  /* Handlers reset to default; ignored signals stay ignored (execve(2)). */
+  struct sighand *sh = t->proc->sighand;
+  if (sh->refs > 1) {
+    struct sighand *n = malloc(sizeof *n);
+    if (!n) return -ENOMEM;
+    *n = *sh;
+    n->refs = 1;
+    sh->refs--;
+    t->proc->sighand = sh = n;
+  }
+  for (int s = 1; s <= GSIG_MAX; s++) {
+    if (sh->act[s].handler > 1) sh->act[s].handler = 0;
+    sh->act[s].flags = 0;
+    sh->act[s].mask = 0;
+  }
+  t->altstack_sp = t->altstack_size = 0;
+  t->clear_child_tid = t->robust_list = 0;
+  release_vfork_parent(m, t->proc);
+  return 0;
+}
+
+/* ---- clone, exit, wait ---- */
+
+int64_t task_clone(struct machine *m, struct task *t, uint64_t flags, uint64_t newsp,
+                   uint64_t ptid, uint64_t ctid, uint64_t tls)
+{
+  if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND)) return -EINVAL;
+  if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM)) return -EINVAL;
+  struct task *n = calloc(1, sizeof *n);
+  if (!n) return -ENOMEM;
+  struct process *p = t->proc;
+  int tid = m->next_pid++;
+  if (!(flags & CLONE_THREAD)) {
+    struct process *np = calloc(1, sizeof *np);
+    if (!np) { free(n); return -ENOMEM; }
+    np->pid = tid;
+    np->parent = (flags & CLONE_PARENT) && p->parent ? p->parent : p;
+    np->ppid = np->parent->pid;
+    np->refs = 0;
+    np->umask = p->umask;
+    memcpy(np->exe, p->exe, sizeof np->exe);
+    np->cwd_fd = fcntl(p->cwd_fd, F_DUPFD_CLOEXEC, 10);
+    if (flags & CLONE_SIGHAND) {
+      np->sighand = p->sighand;
+      np->sighand->refs++;
+    } else {
+      np->sighand = malloc(sizeof *np->sighand);
+      if (np->sighand) { *np->sighand = *p->sighand; np->sighand->refs = 1; }
+    }
+    if (flags & CLONE_FILES) {
+      np->files = p->files;
+      np->files->refs++;
+    } else {
+      np->files = fdt_copy(p->files);
+    }
+    if (!np->sighand || !np->files) {
+      free(np->sighand); fdt_put(np->files); close(np->cwd_fd); free(np); free(n);
+      return -ENOMEM;
+    }
+    np->next = m->procs;
+    m->procs = np;
+    p = np;
+  }
+  if (flags & CLONE_VM) {
+    n->mm = mm_get(t->mm);
+  } else if (!(n->mm = mm_fork(t->mm))) {
+    free(n);
+    return -ENOMEM;
+  }
+  p->refs++;
+  n->tid = tid;
+  n->proc = p;
+  n->ctx = t->ctx;
+  n->ctx.lock_valid = false;
+  n->blocked = t->blocked;
+  n->state = TASK_RUNNABLE;
+  /* The child returns 0 with a3 = 0 and a4 = 1 (the OSF fork convention). */
+  n->ctx.r[0] = 0;
+  n->ctx.r[19] = 0;
+  n->ctx.r[20] = 1;
+  if (newsp) n->ctx.r[30] = newsp;
+  if (flags & CLONE_SETTLS) n->ctx.unique = tls;
+  uint32_t tid32 = (uint32_t)tid;
+  if (flags & CLONE_PARENT_SETTID) mm_write(t->mm, ptid, &tid32, 4, true);
+  if (flags & CLONE_CHILD_SETTID) mm_write(n->mm, ctid, &tid32, 4, true);
+  if (flags & CLONE_CHILD_CLEARTID) n->clear_child_tid = ctid;
+  /* Run the child right after the parent in the list order. */
+  n->next = t->next;
+  t->next = n;
+  if (flags & CLONE_VFORK) {
+    p->vfork_parent_tid = t->tid;
+    task_block(t, WAIT_VFORK);
+    t->in_syscall_wait = false;   /* the parent's clone does not re-execute */
+  }
+  if (!(flags & CLONE_SETTLS)) t->ctx.r[20] = 0;
+  return tid;
+}
+
+void futex_wake(struct machine *m, struct guest_mm *mm, uint64_t addr, int n, uint32_t bitset,
+                int *woken)
+{
+  int k = 0;
+  for (struct task *o = m->tasks; o && k < n; o = o->next) {
+    if (o->state == TASK_BLOCKED && o->wait == WAIT_FUTEX && o->mm == mm &&
+        o->wait_addr == addr && (o->wait_bitset & bitset)) {
+      task_wake(o);
+      o->in_syscall_wait = false;   /* the wait completes: return 0 */
+      o->ctx.r[0] = 0;
+      o->ctx.r[19] = 0;
+      o->ctx.pc += 4;
+      k++;
+    }
+  }
+  if (woken) *woken = k;
+}
+
+static void wake_waiting_parent(struct machine *m, struct process *p)
+{
+  for (struct task *o = m->tasks; o; o = o->next)
+    if (o->state == TASK_BLOCKED && o->wait == WAIT_CHILD && o->proc == p->parent)
+      task_wake(o);
+}
+
+/* Ends one thread; the process ends with its last thread. status is a wait
+ * status (exit code << 8, or signal number | 0x80 for a core dump). */
+void task_exit(struct machine *m, struct task *t, int status, bool group)
+{
+  struct process *p = t->proc;
+  if (group) kill_other_threads(m, t);
+  if (t->clear_child_tid && t->mm && t->mm->refs > 1) {
+    uint32_t zero = 0;
+    mm_write(t->mm, t->clear_child_tid, &zero, 4, true);
+    futex_wake(m, t->mm, t->clear_child_tid, 1, ~0u, NULL);
+  }
+  t->state = TASK_DEAD;
+  mm_put(t->mm);
+  t->mm = NULL;
+  if (group || !p->exited) p->exit_code = status;
+  if (--p->refs > 0) return;
+  p->exited = true;
+  release_vfork_parent(m, p);
+  fdt_put(p->files);
+  p->files = NULL;
+  if (p->cwd_fd >= 0) close(p->cwd_fd);
+  p->cwd_fd = -1;
+  if (--p->sighand->refs == 0) free(p->sighand);
+  p->sighand = NULL;
+  if (p->pid == m->init_pid) {
+    m->init_exited = true;
+    m->init_status = p->exit_code;
+  }
+  /* Children of the dead process are reparented to init (reaped by nobody). */
+  for (struct process *c = m->procs; c; c = c->next)
+    if (c->parent == p) { c->parent = NULL; c->ppid = 1; if (c->exited) c->reaped = true; }
+  if (p->parent && !p->parent->exited) {
+    struct task *pt = NULL;
+    for (struct task *o = m->tasks; o; o = o->next)
+      if (o->proc == p->parent && o->state < TASK_ZOMBIE) { pt = o; break; }
+    struct gsigaction *a = pt ? &p->parent->sighand->act[GSIG_CHLD] : NULL;
+    if (a && (a->handler == 1 || (a->flags & 0x20 /* SA_NOCLDWAIT */))) p->reaped = true;
+    else if (pt) signal_send(m, NULL, p->parent, GSIG_CHLD, 1 /* CLD_EXITED */, 0, p->pid);
+    wake_waiting_parent(m, p);
+  } else {
+    p->reaped = true;
+  }
+}
+
+/* ---- the scheduler ---- */
+
+static bool any_live(struct machine *m)
+{
+  for (struct task *t = m->tasks; t; t = t->next)
+    if (t->state < TASK_ZOMBIE) return true;
+  return false;
+}
+
+static void free_dead(struct machine *m)
+{
+  struct task **pp = &m->tasks;
+  while (*pp) {
+    struct task *t = *pp;
+    if (t->state == TASK_DEAD && t != m->current) { *pp = t->next; free(t); }
+    else pp = &t->next;
+  }
+}
+
+/* Fires interval timers and wakes sleepers whose deadline passed. */
+static void check_timers(struct machine *m)
+{
+  uint64_t now = machine_now(m);
+  for (struct process *p = m->procs; p; p = p->next) {
+    if (p->exited || !p->itimer_deadline || p->itimer_deadline > now) continue;
+    p->itimer_deadline = p->itimer_interval ? now + p->itimer_interval : 0;
+    signal_send(m, NULL, p, GSIG_ALRM, 0x80 /* SI_KERNEL */, 0, 0);
+  }
+  for (struct task *t = m->tasks; t; t = t->next)
+    if (t->state == TASK_BLOCKED && t->wait_deadline && t->wait_deadline <= now)
+      task_wake(t);
+}
+
+/* Called with no runnable task. Returns false on deadlock. */
+static bool idle(struct machine *m)
+{
+  struct pollfd pfd[64];
+  struct task *who[64];
+  int n = 0;
+  uint64_t next = 0;
+  for (struct task *t = m->tasks; t; t = t->next) {
+    if (t->state != TASK_BLOCKED) continue;
+    if (t->wait == WAIT_FD && n < 64) {
+      pfd[n] = (struct pollfd){ .fd = t->wait_fd, .events = (short)t->wait_events };
+      who[n++] = t;
+    }
+    if (t->wait_deadline && (!next || t->wait_deadline < next)) next = t->wait_deadline;
+  }
+  for (struct process *p = m->procs; p; p = p->next)
+    if (!p->exited && p->itimer_deadline && (!next || p->itimer_deadline < next))
+      next = p->itimer_deadline;
+  if (!n && !next) return false;
+  int timeout = -1;
+  if (next) {
+    uint64_t now = machine_now(m);
+    if (m->opt.real_time) timeout = next > now ? (int)((next - now) / 1000000 + 1) : 0;
+    else timeout = 0;
+  }
+  if (n) {
+    int r = poll(pfd, (nfds_t)n, timeout);
+    for (int i = 0; r > 0 && i < n; i++)
+      if (pfd[i].revents) task_wake(who[i]);
+    if (r > 0) return true;
+  }
+  if (next && !m->opt.real_time) {
+    uint64_t now = machine_now(m);
+    if (next > now) m->idle_ns += next - now;
+  }
+  check_timers(m);
+  return true;
+}
+
+static struct task *pick(struct machine *m, struct task *after)
+{
+  struct task *t = after ? after->next : m->tasks;
+  for (int pass = 0; pass < 2; pass++) {
+    for (; t; t = t->next)
+      if (t->state == TASK_RUNNABLE) return t;
+    t = m->tasks;
+  }
+  return NULL;
+}
+
+static void report_deadlock(struct machine *m)
+{
+  fprintf(m->log, "profileme: every guest thread is blocked for ever (deadlock):");
+  for (struct task *t = m->tasks; t; t = t->next)
+    if (t->state == TASK_BLOCKED) fprintf(m->log, " tid %d (wait %d)", t->tid, (int)t->wait);
+  fprintf(m->log, "\n");
+}
+
+int machine_run(struct machine *m)
+{
+  struct cpu *cpu = &m->cpus[0];
+  struct task *t = NULL;
+  while (any_live(m)) {
+    check_timers(m);
+    struct task *n = pick(m, t);
+    if (!n) {
+      if (!idle(m)) {
+        report_deadlock(m);
+        for (struct task *o = m->tasks; o; o = o->next)
+          if (o->state < TASK_ZOMBIE) task_exit(m, o, GSIG_KILL, true);
+        break;
+      }
+      continue;
+    }
+    t = n;
+    m->current = t;
+    t->ctx.lock_valid = false;   /* a context switch breaks LL/SC reservations */
+    signal_deliver(m, t);
+    if (t->state != TASK_RUNNABLE) continue;
+    uint64_t left = m->opt.quantum;
+    while (left && t->state == TASK_RUNNABLE) {
+      uint64_t before = cpu->icount;
+      int stop = axp_run(cpu, &t->ctx, t->mm, left);
+      uint64_t ran = cpu->icount - before;
+      left = ran < left ? left - ran : 0;
+      if (stop == AXP_STOP_CALLSYS) {
+        m->syscalls++;
+        sys_dispatch(m, t);
+        if (t->state == TASK_RUNNABLE) signal_deliver(m, t);
+        if (left) left--;
+      } else if (stop == AXP_STOP_TRAP) {
+        signal_force(m, t, &cpu->trap);
+        signal_deliver(m, t);
+      }
+    }
+    m->current = NULL;
+    free_dead(m);
+  }
+  if (!m->init_exited) return m->init_status;
+  return m->init_status;
+}
+
+void machine_destroy(struct machine *m)
+{
+  if (!m) return;
+  for (struct task *t = m->tasks; t;) {
+    struct task *n = t->next;
+    if (t->mm) mm_put(t->mm);
+    free(t);
+    t = n;
+  }
+  for (struct process *p = m->procs; p;) {
+    struct process *n = p->next;
+    fdt_put(p->files);
+    if (p->sighand && --p->sighand->refs == 0) free(p->sighand);
+    if (p->cwd_fd > 0) close(p->cwd_fd);
+    free(p);
+    p = n;
+  }
+  pc_counts_free(&m->cpus[0].unaligned);
+  free(m);
+}
