@@ -260,7 +260,14 @@ int axp_run(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64_t bu
 {
   static const void *const labels[XID_COUNT] = {
     [AXP_INVALID] = &&L_UNDECODED,
-#define X(id, mn, op, fn, fm, fmt, sub, cls) [AXP_##id] = &&L_##id,
+  /* VAX rows decode for the disassembler only; predecode makes them illegal. */
+#define LBL_BASE(id) &&L_##id
+#define LBL_BWX(id) &&L_##id
+#define LBL_FIX(id) &&L_##id
+#define LBL_CIX(id) &&L_##id
+#define LBL_MVI(id) &&L_##id
+#define LBL_VAX(id) &&L_ILLEGAL
+#define X(id, mn, op, fn, fm, fmt, sub, cls) [AXP_##id] = LBL_##sub(id),
 #include "isa/alpha.def"
 #undef X
     [XID_PAGE_END] = &&L_PAGE_END,
@@ -400,7 +407,6 @@ L_LDS: LOAD(4, uint32_t, false, f[in->ra] = axp_fp_lds(v_));
 L_LDT: LOAD(8, uint64_t, false, f[in->ra] = v_);
 L_STS: STORE(4, uint32_t, false, axp_fp_sts(f[in->ra])); NEXT();
 L_STT: STORE(8, uint64_t, false, f[in->ra]); NEXT();
-L_LDF: L_LDG: L_STF: L_STG: goto L_ILLEGAL;
 
   /* ---- branches ---- */
 L_BR: L_BSR: { uint64_t n = PC() + 4; RA = n; JUMP(n + (uint64_t)(int64_t)in->imm); }
@@ -532,7 +538,6 @@ L_FTOIT: OP(f[in->ra]);
 L_FTOIS: OP((uint64_t)(int64_t)(int32_t)axp_fp_sts(f[in->ra]));
 L_ITOFT: f[in->rc] = r[in->ra]; NEXT();
 L_ITOFS: f[in->rc] = axp_fp_lds((uint32_t)r[in->ra]); NEXT();
-L_ITOFF: L_SQRTF: L_SQRTG: goto L_ILLEGAL;
 
   /* ---- IEEE operate ---- */
 L_ADDS: L_SUBS: L_MULS: L_DIVS: L_ADDT: L_SUBT: L_MULT: L_DIVT:
