@@ -1,0 +1,150 @@
+/* The system-call dispatcher and the helpers the syscall files share. */
+#include "guest/syscall.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Host (generic Linux) errno -> Alpha (asm/errno.h); unlisted values are equal. */
+static const unsigned char alpha_errno[] = {
+  [EDEADLK] = 11, [EAGAIN] = 35, [EINPROGRESS] = 36, [EALREADY] = 37, [ENOTSOCK] = 38,
+  [EDESTADDRREQ] = 39, [EMSGSIZE] = 40, [EPROTOTYPE] = 41, [ENOPROTOOPT] = 42,
+  [EPROTONOSUPPORT] = 43, [ESOCKTNOSUPPORT] = 44, [EOPNOTSUPP] = 45, [EPFNOSUPPORT] = 46,
+  [EAFNOSUPPORT] = 47, [EADDRINUSE] = 48, [EADDRNOTAVAIL] = 49, [ENETDOWN] = 50,
+  [ENETUNREACH] = 51, [ENETRESET] = 52, [ECONNABORTED] = 53, [ECONNRESET] = 54,
+  [ENOBUFS] = 55, [EISCONN] = 56, [ENOTCONN] = 57, [ESHUTDOWN] = 58, [ETOOMANYREFS] = 59,
+  [ETIMEDOUT] = 60, [ECONNREFUSED] = 61, [ELOOP] = 62, [ENAMETOOLONG] = 63,
+  [EHOSTDOWN] = 64, [EHOSTUNREACH] = 65, [ENOTEMPTY] = 66, [EUSERS] = 68, [EDQUOT] = 69,
+  [ESTALE] = 70, [EREMOTE] = 71, [ENOLCK] = 77, [ENOSYS] = 78, [ENOMSG] = 80, [EIDRM] = 81,
+  [ENOSR] = 82, [ETIME] = 83, [EBADMSG] = 84, [EPROTO] = 85, [ENODATA] = 86, [ENOSTR] = 87,
+  [ENOPKG] = 92, [EILSEQ] = 116, [ECHRNG] = 88, [EL2NSYNC] = 89, [EL3HLT] = 90,
+  [EL3RST] = 91, [ELNRNG] = 93, [EUNATCH] = 94, [ENOCSI] = 95, [EL2HLT] = 96, [EBADE] = 97,
+  [EBADR] = 98, [EXFULL] = 99, [ENOANO] = 100, [EBADRQC] = 101, [EBADSLT] = 102,
+  [EBFONT] = 104, [ENONET] = 105, [ENOLINK] = 106, [EADV] = 107, [ESRMNT] = 108,
+  [ECOMM] = 109, [EMULTIHOP] = 110, [EDOTDOT] = 111, [EOVERFLOW] = 112, [ENOTUNIQ] = 113,
+  [EBADFD] = 114, [EREMCHG] = 115, [EUCLEAN] = 117, [ENOTNAM] = 118, [ENAVAIL] = 119,
+  [EISNAM] = 120, [EREMOTEIO] = 121, [ELIBACC] = 122, [ELIBBAD] = 123, [ELIBSCN] = 124,
+  [ELIBMAX] = 125, [ELIBEXEC] = 126, [ERESTART] = 127, [ESTRPIPE] = 128,
+  [ENOMEDIUM] = 129, [EMEDIUMTYPE] = 130, [ECANCELED] = 131, [ENOKEY] = 132,
+  [EKEYEXPIRED] = 133, [EKEYREVOKED] = 134, [EKEYREJECTED] = 135, [EOWNERDEAD] = 136,
+  [ENOTRECOVERABLE] = 137, [ERFKILL] = 138, [EHWPOISON] = 139,
+};
+
+int errno_to_alpha(int e)
+{
+  if (e > 0 && e < (int)sizeof alpha_errno && alpha_errno[e]) return alpha_errno[e];
+  return e;
+}
+
+bool sys_restartable(uint64_t nr)
+{
+  switch (nr) {
+  case 3: case 4: case 120: case 121: case 349: case 350:   /* read write readv writev pread pwrite */
+  case 365: case 7: case 394: case 54: case 92:             /* wait4 osf_wait4 futex ioctl fcntl */
+  case 45: case 450:                                        /* open openat (fifo) */
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Names for the one-time "unimplemented syscall" warning. */
+static const char *sys_name(uint64_t nr)
+{
+  switch (nr) {
+  case 26: return "ptrace";
+  case 97: return "socket";
+  case 98: return "connect";
+  case 407: return "epoll_create";
+  case 408: return "epoll_ctl";
+  case 409: return "epoll_wait";
+  case 527: return "rseq";
+  default: return NULL;
+  }
+}
+
+void sys_dispatch(struct machine *m, struct task *t)
+{
+  struct axp_ctx *c = &t->ctx;
+  uint64_t nr = c->r[0];
+  uint64_t a[6] = { c->r[16], c->r[17], c->r[18], c->r[19], c->r[20], c->r[21] };
+  sys_fn fn = sys_lookup_proc(nr);
+  if (!fn) fn = sys_lookup_fs(nr);
+  int64_t ret;
+  bool resumed = t->in_syscall_wait;
+  t->in_syscall_wait = false;
+  if (!fn) {
+    if (nr < 1024 && !(m->warned[nr / 8] & (1u << (nr % 8)))) {
+      m->warned[nr / 8] |= (uint8_t)(1u << (nr % 8));
+      const char *name = sys_name(nr);
+      fprintf(m->log, "profileme: warning: unimplemented system call %llu%s%s%s; returning ENOSYS\n",
+              (unsigned long long)nr, name ? " (" : "", name ? name : "", name ? ")" : "");
+    }
+    ret = -ENOSYS;
+  } else {
+    ret = fn(m, t, a);
+  }
+  (void)resumed;
+  if (ret == SYS_NORET) return;
+  if (ret == SYS_BLOCK) {
+    /* Rewind so the call runs again on wake-up, with its original v0 and a3. */
+    t->in_syscall_wait = true;
+    t->restart_nr = nr;
+    t->restart_a3 = a[3];
+    c->pc -= 4;
+    c->r[0] = nr;
+    c->r[19] = a[3];
+    return;
+  }
+  if (ret < 0 && ret > -4096) {
+    c->r[0] = (uint64_t)errno_to_alpha((int)-ret);
+    c->r[19] = 1;
+  } else {
+    c->r[0] = (uint64_t)ret;
+    c->r[19] = 0;
+  }
+}
+
+int sys_path(struct machine *m, struct task *t, uint64_t gaddr, char *buf, size_t len)
+{
+  char tmp[PATH_MAX];
+  long n = mm_read_str(t->mm, gaddr, tmp, sizeof tmp);
+  if (n == -7 /* PM_EFAULT */ || n < 0) return n == -8 ? -ENAMETOOLONG : -EFAULT;
+  if (!strcmp(tmp, "/proc/self/exe") ||
+      (!strncmp(tmp, "/proc/", 6) && atoi(tmp + 6) == t->proc->pid && strstr(tmp, "/exe"))) {
+    snprintf(buf, len, "%s", t->proc->exe);
+    return 0;
+  }
+  if (tmp[0] == '/' && m->opt.sysroot && *m->opt.sysroot && strncmp(tmp, "/proc/", 6) &&
+      strncmp(tmp, "/dev/", 5) && strncmp(tmp, "/tmp/", 5)) {
+    if ((size_t)snprintf(buf, len, "%s%s", m->opt.sysroot, tmp) < len && access(buf, F_OK) == 0)
+      return 0;
+  }
+  if ((size_t)snprintf(buf, len, "%s", tmp) >= len) return -ENAMETOOLONG;
+  return 0;
+}
+
+int sys_dirfd(struct task *t, int64_t gdirfd)
+{
+  if ((int)gdirfd == -100) return t->proc->cwd_fd;   /* AT_FDCWD */
+  int h = fdt_host(t, (int)gdirfd);
+  return h < 0 ? -EBADF : h;
+}
+
+int sys_wait_fd(struct machine *m, struct task *t, int hostfd, int events)
+{
+  int others = 0;
+  for (struct task *o = m->tasks; o; o = o->next)
+    if (o != t && o->state < TASK_ZOMBIE) others++;
+  if (!others) return 0;
+  struct pollfd p = { .fd = hostfd, .events = (short)events };
+  if (poll(&p, 1, 0) != 0) return 0;
+  t->wait_fd = hostfd;
+  t->wait_events = events;
+  task_block(t, WAIT_FD);
+  return SYS_BLOCK;
+}

@@ -1,0 +1,35 @@
+/* System calls of the modelled Linux/Alpha kernel: Alpha numbers in v0, arguments
+ * in a0-a5, the result in v0 with a3 = 0, or a positive Alpha errno in v0 with
+ * a3 = 1 (arch/alpha/kernel/entry.S). Handlers return a value or a negative host
+ * errno; the dispatcher translates. Values crossing the ABI that differ between
+ * Alpha and the host (flags, structs, signal numbers) are converted here. */
+#ifndef GUEST_SYSCALL_H
+#define GUEST_SYSCALL_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "guest/kernel.h"
+
+#define SYS_BLOCK (-100000)   /* the task blocked; the call is re-executed on wake-up */
+#define SYS_NORET (-100001)   /* the handler set the registers itself */
+
+typedef int64_t (*sys_fn)(struct machine *m, struct task *t, const uint64_t *a);
+
+/* Returns true if SA_RESTART restarts call nr after a handler (ERESTARTSYS). */
+bool sys_restartable(uint64_t nr);
+/* Host errno -> Alpha errno. */
+int errno_to_alpha(int e);
+/* Returns the handler for nr (sys_fs.c / sys_proc.c tables), or NULL. */
+sys_fn sys_lookup_fs(uint64_t nr);
+sys_fn sys_lookup_proc(uint64_t nr);
+
+/* Helpers shared by the syscall files. */
+/* Copies a guest path into buf and maps it to a host path (sysroot, /proc/self/exe).
+ * Returns 0 or a negative errno. */
+int sys_path(struct machine *m, struct task *t, uint64_t gaddr, char *buf, size_t len);
+/* Host directory fd for a guest dirfd argument (AT_FDCWD -> the process cwd). */
+int sys_dirfd(struct task *t, int64_t gdirfd);
+/* Blocks t until fd is ready for events, if other tasks could run meanwhile.
+ * Returns 0 if the caller may proceed with the (possibly blocking) host call. */
+int sys_wait_fd(struct machine *m, struct task *t, int hostfd, int events);
+
+#endif
