@@ -327,7 +327,7 @@ static int64_t sys_execve(ARGS)
   char **envp = read_strv(t, a[2], &err);
   if (!envp) { free_strv(argv); return err; }
   /* Relative paths are relative to the guest's cwd. */
-  char full[PATH_MAX];
+  char full[2 * PATH_MAX + 2];
   if (path[0] != '/') {
     char cwd[PATH_MAX], link[64];
     snprintf(link, sizeof link, "/proc/self/fd/%d", t->proc->cwd_fd);
