@@ -1,0 +1,801 @@
+/* File, directory, I/O-multiplexing and memory-mapping system calls. Guest fds
+ * index the process's fd table of host fds; relative paths resolve against the
+ * process's host cwd fd; absolute paths go through the sysroot (sys_path). */
+#include "guest/syscall.h"
+#include "guest/loader.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define ARGS struct machine *m, struct task *t, const uint64_t *a
+#define UNUSED (void)m; (void)t; (void)a
+#define IOBUF (1u << 20)
+
+static int put(struct task *t, uint64_t addr, const void *v, size_t n)
+{
+  return mm_write(t->mm, addr, v, n, true) ? -EFAULT : 0;
+}
+static int get(struct task *t, uint64_t addr, void *v, size_t n)
+{
+  return mm_read(t->mm, addr, v, n, true) ? -EFAULT : 0;
+}
+
+static int hostfd(struct task *t, uint64_t gfd)
+{
+  int h = fdt_host(t, (int64_t)(int32_t)gfd);
+  return h < 0 ? -EBADF : h;
+}
+
+/* ---- open flags (asm/fcntl.h on Alpha) ---- */
+static const struct { int alpha, host; } oflags[] = {
+  { 04, O_NONBLOCK }, { 010, O_APPEND }, { 01000, O_CREAT }, { 02000, O_TRUNC },
+  { 04000, O_EXCL }, { 010000, O_NOCTTY }, { 040000, O_DSYNC }, { 0100000, O_DIRECTORY },
+  { 0200000, O_NOFOLLOW }, { 02000000, O_DIRECT }, { 04000000, O_NOATIME },
+  { 010000000, O_CLOEXEC }, { 020000000, O_SYNC & ~O_DSYNC }, { 040000000, O_PATH },
+};
+
+static int oflags_to_host(uint64_t f)
+{
+  int h = (int)(f & 3);
+  for (size_t i = 0; i < sizeof oflags / sizeof oflags[0]; i++)
+    if (f & (uint64_t)oflags[i].alpha) h |= oflags[i].host;
+  if ((f & 0100000000) && (f & 0100000)) h = (h & ~O_DIRECTORY) | O_TMPFILE;
+  return h;
+}
+
+static uint64_t oflags_from_host(int h)
+{
+  uint64_t f = (uint64_t)(h & 3);
+  for (size_t i = 0; i < sizeof oflags / sizeof oflags[0]; i++)
+    if (oflags[i].host && (h & oflags[i].host) == oflags[i].host) f |= (uint64_t)oflags[i].alpha;
+  return f | 0400000;   /* O_LARGEFILE is always reported on 64-bit */
+}
+
+/* ---- read/write ---- */
+static int64_t do_io(struct machine *m, struct task *t, uint64_t gfd, uint64_t buf, uint64_t len,
+                     int64_t off, bool wr)
+{
+  int h = hostfd(t, gfd);
+  if (h < 0) return h;
+  if (off < 0) {
+    int w = sys_wait_fd(m, t, h, wr ? POLLOUT : POLLIN);
+    if (w) return w;
+  }
+  size_t n = len > IOBUF ? IOBUF : (size_t)len;
+  uint8_t *tmp = malloc(n ? n : 1);
+  if (!tmp) return -ENOMEM;
+  ssize_t r;
+  if (wr) {
+    if (get(t, buf, tmp, n)) { free(tmp); return -EFAULT; }
+    r = off >= 0 ? pwrite(h, tmp, n, off) : write(h, tmp, n);
+    if (r < 0 && errno == EPIPE) signal_send(m, t, NULL, GSIG_PIPE, 0, 0, t->proc->pid);
+  } else {
+    r = off >= 0 ? pread(h, tmp, n, off) : read(h, tmp, n);
+    if (r > 0 && put(t, buf, tmp, (size_t)r)) { free(tmp); return -EFAULT; }
+  }
+  int e = errno;
+  free(tmp);
+  return r < 0 ? -e : r;
+}
+
+static int64_t sys_read(ARGS) { return do_io(m, t, a[0], a[1], a[2], -1, false); }
+static int64_t sys_write(ARGS) { return do_io(m, t, a[0], a[1], a[2], -1, true); }
+static int64_t sys_pread(ARGS) { if ((int64_t)a[3] < 0) return -EINVAL; return do_io(m, t, a[0], a[1], a[2], (int64_t)a[3], false); }
+static int64_t sys_pwrite(ARGS) { if ((int64_t)a[3] < 0) return -EINVAL; return do_io(m, t, a[0], a[1], a[2], (int64_t)a[3], true); }
+
+static int64_t do_iov(struct machine *m, struct task *t, const uint64_t *a, bool wr)
+{
+  if (a[2] > 1024) return -EINVAL;
+  int64_t total = 0;
+  for (uint64_t i = 0; i < a[2]; i++) {
+    uint64_t v[2];
+    if (get(t, a[1] + 16 * i, v, sizeof v)) return -EFAULT;
+    if (!v[1]) continue;
+    int64_t r = do_io(m, t, a[0], v[0], v[1], -1, wr);
+    if (r == SYS_BLOCK) return total ? total : r;
+    if (r < 0) return total ? total : r;
+    total += r;
+    if ((uint64_t)r < v[1]) break;
+  }
+  return total;
+}
+static int64_t sys_readv(ARGS) { return do_iov(m, t, a, false); }
+static int64_t sys_writev(ARGS) { return do_iov(m, t, a, true); }
+
+/* ---- open, close, dup ---- */
+static int64_t do_openat(struct machine *m, struct task *t, int64_t dirfd, uint64_t path, uint64_t flags, uint64_t mode)
+{
+  char p[PATH_MAX];
+  int e = sys_path(m, t, path, p, sizeof p);
+  if (e) return e;
+  int d = sys_dirfd(t, dirfd);
+  if (d < 0 && p[0] != '/') return d;
+  int hf = oflags_to_host(flags);
+  int h = openat(d, p, hf | O_CLOEXEC, (mode_t)(mode & 07777 & ~t->proc->umask));
+  if (h < 0) return -errno;
+  if (h < 10) { int h2 = fcntl(h, F_DUPFD_CLOEXEC, 10); close(h); h = h2; }
+  int g = fdt_install(t->proc->files, h, (flags & 010000000) != 0, 0);
+  if (g < 0) close(h);
+  return g;
+}
+static int64_t sys_open(ARGS) { return do_openat(m, t, -100, a[0], a[1], a[2]); }
+static int64_t sys_openat(ARGS) { return do_openat(m, t, (int64_t)(int32_t)a[0], a[1], a[2], a[3]); }
+
+static int64_t sys_close(ARGS)
+{
+  UNUSED;
+  int h = hostfd(t, a[0]);
+  if (h < 0) return h;
+  t->proc->files->host[a[0]] = -1;
+  t->proc->files->cloexec[a[0]] = false;
+  close(h);
+  return 0;
+}
+
+static int64_t do_dup(struct task *t, int h, int min, bool cloexec)
+{
+  int n = fcntl(h, F_DUPFD_CLOEXEC, 10);
+  if (n < 0) return -errno;
+  int g = fdt_install(t->proc->files, n, cloexec, min);
+  if (g < 0) close(n);
+  return g;
+}
+
+static int64_t sys_dup(ARGS)
+{
+  UNUSED;
+  int h = hostfd(t, a[0]);
+  return h < 0 ? h : do_dup(t, h, 0, false);
+}
+
+static int64_t do_dup3(struct task *t, uint64_t oldfd, uint64_t newfd, bool cloexec)
+{
+  int h = hostfd(t, oldfd);
+  if (h < 0) return h;
+  if (newfd >= 65536) return -EBADF;
+  struct fdtable *f = t->proc->files;
+  int n = fcntl(h, F_DUPFD_CLOEXEC, 10);
+  if (n < 0) return -errno;
+  if ((int)newfd < f->n && f->host[newfd] >= 0) {
+    close(f->host[newfd]);
+    f->host[newfd] = -1;
+  }
+  int g = fdt_install(f, n, cloexec, (int)newfd);
+  if (g != (int)newfd) { close(n); return g < 0 ? g : -EBADF; }
+  return g;
+}
+static int64_t sys_dup2(ARGS) { UNUSED; if (a[0] == a[1]) { int h = hostfd(t, a[0]); return h < 0 ? h : (int64_t)a[1]; } return do_dup3(t, a[0], a[1], false); }
+static int64_t sys_dup3(ARGS) { UNUSED; if (a[0] == a[1]) return -EINVAL; return do_dup3(t, a[0], a[1], (a[2] & 010000000) != 0); }
+
+static int64_t do_pipe(struct task *t, int fds[2], uint64_t flags)
+{
+  int p[2];
+  if (pipe2(p, O_CLOEXEC | (flags & 04 ? O_NONBLOCK : 0))) return -errno;
+  for (int i = 0; i < 2; i++) {
+    if (p[i] < 10) { int n = fcntl(p[i], F_DUPFD_CLOEXEC, 10); close(p[i]); p[i] = n; }
+  }
+  bool ce = (flags & 010000000) != 0;
+  fds[0] = fdt_install(t->proc->files, p[0], ce, 0);
+  fds[1] = fdt_install(t->proc->files, p[1], ce, 0);
+  if (fds[0] < 0 || fds[1] < 0) return -EMFILE;
+  return 0;
+}
+
+static int64_t sys_pipe2(ARGS)
+{
+  UNUSED;
+  int fds[2];
+  int64_t r = do_pipe(t, fds, a[1]);
+  if (r) return r;
+  return put(t, a[0], fds, sizeof fds);
+}
+
+static int64_t sys_pipe(ARGS)
+{
+  UNUSED;
+  int fds[2];
+  int64_t r = do_pipe(t, fds, 0);
+  if (r) return r;
+  t->ctx.r[20] = (uint64_t)fds[1];
+  return fds[0];
+}
+
+static int64_t sys_lseek(ARGS)
+{
+  UNUSED;
+  int h = hostfd(t, a[0]);
+  if (h < 0) return h;
+  off_t r = lseek(h, (off_t)a[1], (int)a[2]);
+  return r < 0 ? -errno : r;
+}
+
+static int64_t sys_fcntl(ARGS)
+{
+  UNUSED;
+  int h = hostfd(t, a[0]);
+  if (h < 0) return h;
+  struct fdtable *f = t->proc->files;
+  switch (a[1]) {
+  case 0: return do_dup(t, h, (int)a[2], false);              /* F_DUPFD */
+  case 1030: return do_dup(t, h, (int)a[2], true);            /* F_DUPFD_CLOEXEC */
+  case 1: return f->cloexec[a[0]] ? 1 : 0;                    /* F_GETFD */
+  case 2: f->cloexec[a[0]] = a[2] & 1; return 0;              /* F_SETFD */
+  case 3: { int r = fcntl(h, F_GETFL); return r < 0 ? -errno : (int64_t)oflags_from_host(r); }
+  case 4: { int r = fcntl(h, F_SETFL, oflags_to_host(a[2])); return r < 0 ? -errno : 0; }
+  case 7: case 8: case 9: return 0;   /* locks: one host process holds them all */
+  default: return -EINVAL;
+  }
+}
+
+static int64_t sys_ioctl(ARGS)
+{
+  UNUSED;
+  int h = hostfd(t, a[0]);
+  if (h < 0) return h;
+  switch ((uint32_t)a[1]) {
+  case 0x402c7413: {   /* TCGETS: struct termios is 44 bytes on Alpha */
+    struct termios tio;
+    if (tcgetattr(h, &tio)) return -errno;
+    uint8_t b[44];
+    memset(b, 0, sizeof b);
+    uint32_t fl[4] = { tio.c_iflag, tio.c_oflag, tio.c_cflag, tio.c_lflag };
+    memcpy(b, fl, sizeof fl);
+    return put(t, a[2], b, sizeof b);
+  }
+  case 0x802c7414: case 0x802c7415: case 0x802c7416: {   /* TCSETS* */
+    struct termios tio;
+    return tcgetattr(h, &tio) ? -errno : 0;
+  }
+  case 0x40087468: {   /* TIOCGWINSZ */
+    struct winsize ws;
+    if (ioctl(h, TIOCGWINSZ, &ws)) return -errno;
+    return put(t, a[2], &ws, sizeof ws);
+  }
+  case 0x4004667f: {   /* FIONREAD */
+    int n;
+    if (ioctl(h, FIONREAD, &n)) return -errno;
+    return put(t, a[2], &n, 4);
+  }
+  case 0x8004667e: {   /* FIONBIO */
+    int on;
+    if (get(t, a[2], &on, 4)) return -EFAULT;
+    return ioctl(h, FIONBIO, &on) ? -errno : 0;
+  }
+  case 0x40047477: {   /* TIOCGPGRP */
+    int32_t pg = m->init_pid;
+    if (!isatty(h)) return -ENOTTY;
+    return put(t, a[2], &pg, 4);
+  }
+  default:
+    return -ENOTTY;
+  }
+}
+
+/* ---- stat ---- */
+/* struct stat64 on Alpha: 136 bytes (asm/stat.h). */
+static int put_stat64(struct task *t, uint64_t addr, const struct stat *st)
+{
+  uint8_t b[136];
+  memset(b, 0, sizeof b);
+  uint64_t q[5] = { st->st_dev, st->st_ino, st->st_rdev, (uint64_t)st->st_size, (uint64_t)st->st_blocks };
+  memcpy(b, q, sizeof q);
+  uint32_t w[5] = { st->st_mode, st->st_uid, st->st_gid, (uint32_t)st->st_blksize, (uint32_t)st->st_nlink };
+  memcpy(b + 40, w, sizeof w);
+  int64_t ts[6] = { st->st_atim.tv_sec, st->st_atim.tv_nsec, st->st_mtim.tv_sec,
+                    st->st_mtim.tv_nsec, st->st_ctim.tv_sec, st->st_ctim.tv_nsec };
+  memcpy(b + 64, ts, sizeof ts);
+  return put(t, addr, b, sizeof b);
+}
+
+/* The old OSF struct stat (calls 67/68/91): 80 bytes of 32-bit fields. */
+static int put_stat_old(struct task *t, uint64_t addr, const struct stat *st)
+{
+  uint8_t b[80];
+  memset(b, 0, sizeof b);
+  uint32_t w[6] = { (uint32_t)st->st_dev, (uint32_t)st->st_ino, st->st_mode, (uint32_t)st->st_nlink, st->st_uid, st->st_gid };
+  memcpy(b, w, sizeof w);
+  uint32_t rdev = (uint32_t)st->st_rdev;
+  memcpy(b + 24, &rdev, 4);
+  int64_t sz = st->st_size;
+  memcpy(b + 32, &sz, 8);
+  uint64_t tm[3] = { (uint64_t)st->st_atime, (uint64_t)st->st_mtime, (uint64_t)st->st_ctime };
+  memcpy(b + 40, tm, sizeof tm);
+  uint32_t bs[2] = { (uint32_t)st->st_blksize, (uint32_t)st->st_blocks };
+  memcpy(b + 64, bs, sizeof bs);
+  return put(t, addr, b, sizeof b);
+}
+
+static int64_t do_fstatat(struct machine *m, struct task *t, int64_t dirfd, uint64_t path,
+                          uint64_t buf, uint64_t flags, bool old)
+{
+  char p[PATH_MAX];
+  struct stat st;
+  int e = sys_path(m, t, path, p, sizeof p);
+  if (e) return e;
+  int d = (flags & 0x1000) && !p[0] ? hostfd(t, (uint64_t)dirfd) : sys_dirfd(t, dirfd);
+  if (d < 0 && p[0] != '/') return d;
+  int hf = 0;
+  if (flags & 0x100) hf |= AT_SYMLINK_NOFOLLOW;
+  if (flags & 0x1000) hf |= AT_EMPTY_PATH;
+  if (fstatat(d, p, &st, hf)) return -errno;
+  return old ? put_stat_old(t, buf, &st) : put_stat64(t, buf, &st);
+}
+
+static int64_t sys_fstatat64(ARGS) { return do_fstatat(m, t, (int64_t)(int32_t)a[0], a[1], a[2], a[3], false); }
+static int64_t sys_stat64(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0, false); }
+static int64_t sys_lstat64(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0x100, false); }
+static int64_t sys_stat(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0, true); }
+static int64_t sys_lstat(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0x100, true); }
+
+static int64_t do_fstat(struct task *t, uint64_t gfd, uint64_t buf, bool old)
+{
+  int h = hostfd(t, gfd);
+  if (h < 0) return h;
+  struct stat st;
+  if (fstat(h, &st)) return -errno;
+  return old ? put_stat_old(t, buf, &st) : put_stat64(t, buf, &st);
+}
+static int64_t sys_fstat64(ARGS) { UNUSED; return do_fstat(t, a[0], a[1], false); }
+static int64_t sys_fstat(ARGS) { UNUSED; return do_fstat(t, a[0], a[1], true); }
+
+/* ---- path operations ---- */
+/* Resolves (dirfd, guest path) to (host dirfd, host path). Returns 0 or -errno. */
+static int at_path(struct machine *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p)
+{
+  int e = sys_path(m, t, path, p, PATH_MAX);
+  if (e) return e;
+  *d = sys_dirfd(t, dirfd);
+  if (*d < 0 && p[0] != '/') return *d;
+  return 0;
+}
+
+#define AT1(name, call) \
+  static int64_t name(struct machine *m, struct task *t, int64_t dfd, uint64_t path, uint64_t x) \
+  { char p[PATH_MAX]; int d; int e = at_path(m, t, dfd, path, &d, p); (void)x; \
+    return e ? e : ((call) ? -errno : 0); }
+
+AT1(do_access, faccessat(d, p, (int)x, 0))
+AT1(do_mkdir, mkdirat(d, p, (mode_t)(x & 07777 & ~t->proc->umask)))
+AT1(do_chmod, fchmodat(d, p, (mode_t)(x & 07777), 0))
+
+static int64_t sys_access(ARGS) { return do_access(m, t, -100, a[0], a[1]); }
+static int64_t sys_faccessat(ARGS) { return do_access(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
+static int64_t sys_mkdir(ARGS) { return do_mkdir(m, t, -100, a[0], a[1]); }
+static int64_t sys_mkdirat(ARGS) { return do_mkdir(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
+static int64_t sys_chmod(ARGS) { return do_chmod(m, t, -100, a[0], a[1]); }
+static int64_t sys_fchmodat(ARGS) { return do_chmod(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
+
+static int64_t do_unlinkat(struct machine *m, struct task *t, int64_t dfd, uint64_t path, int flags)
+{
+  char p[PATH_MAX];
+  int d, e = at_path(m, t, dfd, path, &d, p);
+  if (e) return e;
+  return unlinkat(d, p, flags) ? -errno : 0;
+}
+static int64_t sys_unlink(ARGS) { return do_unlinkat(m, t, -100, a[0], 0); }
+static int64_t sys_rmdir(ARGS) { return do_unlinkat(m, t, -100, a[0], AT_REMOVEDIR); }
+static int64_t sys_unlinkat(ARGS) { return do_unlinkat(m, t, (int64_t)(int32_t)a[0], a[1], a[2] & 0x200 ? AT_REMOVEDIR : 0); }
+
+static int64_t do_rename(struct machine *m, struct task *t, int64_t od, uint64_t op, int64_t nd, uint64_t np, unsigned flags)
+{
+  char p1[PATH_MAX], p2[PATH_MAX];
+  int d1, d2, e = at_path(m, t, od, op, &d1, p1);
+  if (e || (e = at_path(m, t, nd, np, &d2, p2))) return e;
+  return renameat2(d1, p1, d2, p2, flags) ? -errno : 0;
+}
+static int64_t sys_rename(ARGS) { return do_rename(m, t, -100, a[0], -100, a[1], 0); }
+static int64_t sys_renameat(ARGS) { return do_rename(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], 0); }
+static int64_t sys_renameat2(ARGS) { return do_rename(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], (unsigned)a[4]); }
+
+static int64_t do_link(struct machine *m, struct task *t, int64_t od, uint64_t op, int64_t nd, uint64_t np, bool sym)
+{
+  char p1[PATH_MAX], p2[PATH_MAX];
+  int d1, d2, e;
+  if (sym) {
+    if (mm_read_str(t->mm, op, p1, sizeof p1) < 0) return -EFAULT;
+    if ((e = at_path(m, t, nd, np, &d2, p2))) return e;
+    return symlinkat(p1, d2, p2) ? -errno : 0;
+  }
+  if ((e = at_path(m, t, od, op, &d1, p1)) || (e = at_path(m, t, nd, np, &d2, p2))) return e;
+  return linkat(d1, p1, d2, p2, 0) ? -errno : 0;
+}
+static int64_t sys_link(ARGS) { return do_link(m, t, -100, a[0], -100, a[1], false); }
+static int64_t sys_linkat(ARGS) { return do_link(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], false); }
+static int64_t sys_symlink(ARGS) { return do_link(m, t, 0, a[0], -100, a[1], true); }
+static int64_t sys_symlinkat(ARGS) { return do_link(m, t, 0, a[0], (int32_t)a[1], a[2], true); }
+
+static int64_t do_readlink(struct machine *m, struct task *t, int64_t dfd, uint64_t path, uint64_t buf, uint64_t len)
+{
+  char raw[PATH_MAX], p[PATH_MAX], out[PATH_MAX];
+  if (mm_read_str(t->mm, path, raw, sizeof raw) < 0) return -EFAULT;
+  ssize_t n;
+  if (!strcmp(raw, "/proc/self/exe")) {
+    n = (ssize_t)strlen(t->proc->exe);
+    memcpy(out, t->proc->exe, (size_t)n);
+  } else {
+    int d, e = at_path(m, t, dfd, path, &d, p);
+    if (e) return e;
+    n = readlinkat(d, p, out, sizeof out);
+    if (n < 0) return -errno;
+  }
+  if ((uint64_t)n > len) n = (ssize_t)len;
+  return put(t, buf, out, (size_t)n) ? -EFAULT : n;
+}
+static int64_t sys_readlink(ARGS) { return do_readlink(m, t, -100, a[0], a[1], a[2]); }
+static int64_t sys_readlinkat(ARGS) { return do_readlink(m, t, (int32_t)a[0], a[1], a[2], a[3]); }
+
+static int64_t sys_getcwd(ARGS)
+{
+  UNUSED;
+  char link[64], cwd[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", t->proc->cwd_fd);
+  ssize_t n = readlink(link, cwd, sizeof cwd - 1);
+  if (n < 0) return -errno;
+  cwd[n++] = 0;
+  if ((uint64_t)n > a[1]) return -ERANGE;
+  return put(t, a[0], cwd, (size_t)n) ? -EFAULT : n;
+}
+
+static int64_t sys_chdir(ARGS)
+{
+  char p[PATH_MAX];
+  int d, e = at_path(m, t, -100, a[0], &d, p);
+  if (e) return e;
+  int n = openat(d, p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (n < 0) return -errno;
+  close(t->proc->cwd_fd);
+  t->proc->cwd_fd = n;
+  return 0;
+}
+
+static int64_t sys_fchdir(ARGS)
+{
+  UNUSED;
+  int h = hostfd(t, a[0]);
+  if (h < 0) return h;
+  struct stat st;
+  if (fstat(h, &st)) return -errno;
+  if (!S_ISDIR(st.st_mode)) return -ENOTDIR;
+  int n = fcntl(h, F_DUPFD_CLOEXEC, 10);
+  if (n < 0) return -errno;
+  close(t->proc->cwd_fd);
+  t->proc->cwd_fd = n;
+  return 0;
+}
+
+static int64_t sys_getdents64(ARGS)
+{
+  UNUSED;
+  int h = hostfd(t, a[0]);
+  if (h < 0) return h;
+  size_t n = a[2] > IOBUF ? IOBUF : (size_t)a[2];
+  uint8_t *b = malloc(n ? n : 1);
+  if (!b) return -ENOMEM;
+  long r = syscall(SYS_getdents64, h, b, n);
+  int e = errno;
+  if (r > 0 && put(t, a[1], b, (size_t)r)) r = -1, e = EFAULT;
+  free(b);
+  return r < 0 ? -e : r;
+}
+
+static int64_t sys_ftruncate(ARGS)
+{
+  UNUSED;
+  int h = hostfd(t, a[0]);
+  if (h < 0) return h;
+  return ftruncate(h, (off_t)a[1]) ? -errno : 0;
+}
+
+static int64_t sys_truncate(ARGS)
+{
+  char p[PATH_MAX];
+  int d, e = at_path(m, t, -100, a[0], &d, p);
+  if (e) return e;
+  int fd = openat(d, p, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  int r = ftruncate(fd, (off_t)a[1]) ? -errno : 0;
+  close(fd);
+  return r;
+}
+
+static int64_t sys_fsync(ARGS)
+{
+  UNUSED;
+  int h = hostfd(t, a[0]);
+  return h < 0 ? h : (fsync(h) ? -errno : 0);
+}
+
+static int64_t sys_fchmod(ARGS)
+{
+  UNUSED;
+  int h = hostfd(t, a[0]);
+  return h < 0 ? h : (fchmod(h, (mode_t)(a[1] & 07777)) ? -errno : 0);
+}
+
+static int64_t sys_utimensat(ARGS)
+{
+  char p[PATH_MAX];
+  struct timespec ts[2], *tp = NULL;
+  int d;
+  if (a[2]) {
+    int64_t v[4];
+    if (get(t, a[2], v, sizeof v)) return -EFAULT;
+    ts[0] = (struct timespec){ v[0], v[1] };
+    ts[1] = (struct timespec){ v[2], v[3] };
+    tp = ts;
+  }
+  if (!a[1]) {
+    int h = hostfd(t, a[0]);
+    return h < 0 ? h : (futimens(h, tp) ? -errno : 0);
+  }
+  int e = at_path(m, t, (int32_t)a[0], a[1], &d, p);
+  if (e) return e;
+  return utimensat(d, p, tp, a[3] & 0x100 ? AT_SYMLINK_NOFOLLOW : 0) ? -errno : 0;
+}
+
+static int64_t sys_chown(ARGS) { UNUSED; return 0; }
+
+/* ---- poll ---- */
+static int64_t do_poll(struct machine *m, struct task *t, uint64_t fds, uint64_t nfds, int64_t timeout_ns)
+{
+  if (nfds > 1024) return -EINVAL;
+  struct pollfd p[nfds ? nfds : 1];
+  for (uint64_t i = 0; i < nfds; i++) {
+    int32_t v[2];
+    if (get(t, fds + 8 * i, v, sizeof v)) return -EFAULT;
+    int h = fdt_host(t, v[0]);
+    p[i] = (struct pollfd){ .fd = v[0] < 0 ? -1 : (h < 0 ? INT_MAX : h), .events = (short)v[1] };
+  }
+  int r = nfds ? poll(p, (nfds_t)nfds, 0) : 0;
+  if (r < 0) return -errno;
+  if (r > 0 || timeout_ns == 0) {
+    for (uint64_t i = 0; i < nfds; i++) {
+      int16_t rev = p[i].fd == INT_MAX ? POLLNVAL : p[i].revents;
+      if (put(t, fds + 8 * i + 6, &rev, 2)) return -EFAULT;
+    }
+    t->sleep_deadline = 0;
+    return r;
+  }
+  /* Nothing ready: wait for a signal, the first fd, or the timeout. */
+  if (timeout_ns > 0) {
+    if (!t->sleep_deadline) t->sleep_deadline = machine_now(m) + (uint64_t)timeout_ns;
+    if (machine_now(m) >= t->sleep_deadline) { t->sleep_deadline = 0; return 0; }
+    t->wait_deadline = t->sleep_deadline;
+  }
+  if (nfds) {
+    t->wait_fd = p[0].fd;
+    t->wait_events = p[0].events;
+    task_block(t, WAIT_FD);
+  } else {
+    task_block(t, timeout_ns > 0 ? WAIT_TIME : WAIT_SIGNAL);
+  }
+  return SYS_BLOCK;
+}
+
+static int64_t sys_poll(ARGS)
+{
+  int64_t ms = (int64_t)(int32_t)a[2];
+  return do_poll(m, t, a[0], a[1], ms < 0 ? -1 : ms * 1000000);
+}
+
+static int64_t sys_ppoll(ARGS)
+{
+  int64_t tns = -1;
+  if (a[2]) {
+    int64_t ts[2];
+    if (get(t, a[2], ts, sizeof ts)) return -EFAULT;
+    tns = ts[0] * 1000000000 + ts[1];
+  }
+  if (a[3] && !t->has_saved_mask) {
+    uint64_t set;
+    if (get(t, a[3], &set, 8)) return -EFAULT;
+    t->saved_mask = t->blocked;
+    t->has_saved_mask = true;
+    t->blocked = set & ~((1ull << 8) | (1ull << 16));
+  }
+  int64_t r = do_poll(m, t, a[0], a[1], tns);
+  if (r != SYS_BLOCK && t->has_saved_mask) {
+    t->blocked = t->saved_mask;
+    t->has_saved_mask = false;
+  }
+  return r;
+}
+
+/* ---- memory ---- */
+static int prot_of(uint64_t p) { return (int)(p & 7); }
+
+static int64_t sys_brk(ARGS)
+{
+  UNUSED;
+  struct guest_mm *mm = t->mm;
+  uint64_t want = a[0];
+  if (want < mm->brk_start) return (int64_t)mm->brk;
+  uint64_t old_end = (mm->brk + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
+  uint64_t new_end = (want + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
+  if (new_end > old_end) {
+    if (mm_find_free(mm, old_end, new_end, new_end - old_end) != old_end) return -ENOMEM;
+    if (mm_map(mm, old_end, new_end - old_end, GUEST_PROT_READ | GUEST_PROT_WRITE)) return -ENOMEM;
+  } else if (new_end < old_end) {
+    mm_unmap(mm, new_end, old_end - new_end);
+  }
+  mm->brk = want;
+  return (int64_t)want;
+}
+
+static int64_t sys_mmap(ARGS)
+{
+  UNUSED;
+  struct guest_mm *mm = t->mm;
+  uint64_t addr = a[0], len = (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, flags = a[3], off = a[5];
+  if (!a[1] || len < a[1] || len > GUEST_TASK_SIZE) return -EINVAL;
+  if (off & GUEST_PAGE_MASK) return -EINVAL;
+  bool anon = flags & 0x10, fixed = flags & 0x100, noreplace = flags & 0x200000;
+  int h = -1;
+  if (!anon) {
+    h = hostfd(t, a[4]);
+    if (h < 0) return h;
+  }
+  if (fixed || noreplace) {
+    if (addr & GUEST_PAGE_MASK) return -EINVAL;
+    if (addr + len > GUEST_TASK_SIZE || addr + len < addr) return -ENOMEM;
+    if (noreplace && !fixed && mm_find_free(mm, addr, addr + len, len) != addr) return -EEXIST;
+  } else {
+    uint64_t hint = addr & ~GUEST_PAGE_MASK;
+    if (!hint || mm_find_free(mm, hint, hint + len, len) != hint)
+      hint = mm_find_free(mm, mm->mmap_base, GUEST_TASK_SIZE, len);
+    if (!hint) return -ENOMEM;
+    addr = hint;
+  }
+  if (mm_map(mm, addr, len, prot_of(a[2]))) return -ENOMEM;
+  if (!anon) {
+    uint8_t *buf = malloc(IOBUF);
+    if (!buf) return -ENOMEM;
+    for (uint64_t done = 0; done < len;) {
+      ssize_t r = pread(h, buf, len - done > IOBUF ? IOBUF : len - done, (off_t)(off + done));
+      if (r <= 0) break;
+      mm_write(mm, addr + done, buf, (size_t)r, false);
+      done += (uint64_t)r;
+    }
+    free(buf);
+  }
+  return (int64_t)addr;
+}
+
+static int64_t sys_munmap(ARGS)
+{
+  UNUSED;
+  if (a[0] & GUEST_PAGE_MASK || !a[1]) return -EINVAL;
+  return mm_unmap(t->mm, a[0], (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK) ? -EINVAL : 0;
+}
+
+static int64_t sys_mprotect(ARGS)
+{
+  UNUSED;
+  if (a[0] & GUEST_PAGE_MASK) return -EINVAL;
+  int r = mm_protect(t->mm, a[0], (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, prot_of(a[2]));
+  return r ? -ENOMEM : 0;
+}
+
+static int64_t sys_madvise(ARGS)
+{
+  UNUSED;
+  if (a[2] == 6) {   /* MADV_DONTNEED on Alpha: private anonymous pages read back as zero */
+    for (uint64_t p = a[0] & ~GUEST_PAGE_MASK; p < a[0] + a[1]; p += GUEST_PAGE_SIZE) {
+      struct guest_page *pg = mm_page(t->mm, p);
+      if (pg && pg->host) memset(pg->host, 0, GUEST_PAGE_SIZE);
+      if (pg) mm_code_written(t->mm, p);
+    }
+  }
+  return 0;
+}
+
+static int64_t sys_mremap(ARGS)
+{
+  UNUSED;
+  struct guest_mm *mm = t->mm;
+  uint64_t old = a[0], olen = (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
+  uint64_t nlen = (a[2] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, flags = a[3];
+  if ((old & GUEST_PAGE_MASK) || !nlen) return -EINVAL;
+  if (!mm_is_mapped(mm, old, olen)) return -EFAULT;
+  if (nlen <= olen) {
+    mm_unmap(mm, old + nlen, olen - nlen);
+    return (int64_t)old;
+  }
+  struct guest_page *pg = mm_page(mm, old);
+  int prot = pg->prot & 7;
+  if (mm_find_free(mm, old + olen, old + nlen, nlen - olen) == old + olen) {
+    if (mm_map(mm, old + olen, nlen - olen, prot)) return -ENOMEM;
+    return (int64_t)old;
+  }
+  if (!(flags & 1)) return -ENOMEM;   /* MREMAP_MAYMOVE */
+  uint64_t to = mm_find_free(mm, mm->mmap_base, GUEST_TASK_SIZE, nlen);
+  if (!to || mm_map(mm, to, nlen, prot)) return -ENOMEM;
+  /* Move page contents by swapping host buffers. */
+  for (uint64_t o = 0; o < olen; o += GUEST_PAGE_SIZE) {
+    struct guest_page *s = mm_page(mm, old + o), *d = mm_page(mm, to + o);
+    if (s && d) { d->host = s->host; s->host = NULL; d->prot = s->prot; }
+  }
+  mm_unmap(mm, old, olen);
+  return (int64_t)to;
+}
+
+static int64_t sys_msync(ARGS) { UNUSED; return 0; }
+
+sys_fn sys_lookup_fs(uint64_t nr)
+{
+  switch (nr) {
+  case 3: return sys_read;
+  case 4: return sys_write;
+  case 6: return sys_close;
+  case 9: return sys_link;
+  case 10: return sys_unlink;
+  case 12: return sys_chdir;
+  case 13: return sys_fchdir;
+  case 15: return sys_chmod;
+  case 16: return sys_chown;
+  case 17: return sys_brk;
+  case 19: return sys_lseek;
+  case 33: return sys_access;
+  case 41: return sys_dup;
+  case 42: return sys_pipe;
+  case 45: return sys_open;
+  case 54: return sys_ioctl;
+  case 57: return sys_symlink;
+  case 58: return sys_readlink;
+  case 67: return sys_stat;
+  case 68: return sys_lstat;
+  case 71: return sys_mmap;
+  case 73: return sys_munmap;
+  case 74: return sys_mprotect;
+  case 75: return sys_madvise;
+  case 90: return sys_dup2;
+  case 91: return sys_fstat;
+  case 92: return sys_fcntl;
+  case 94: return sys_poll;
+  case 95: case 447: return sys_fsync;
+  case 120: return sys_readv;
+  case 121: return sys_writev;
+  case 123: case 124: return nr == 124 ? sys_fchmod : sys_chown;   /* fchown, fchmod */
+  case 128: return sys_rename;
+  case 129: return sys_truncate;
+  case 130: return sys_ftruncate;
+  case 136: return sys_mkdir;
+  case 137: return sys_rmdir;
+  case 217: return sys_msync;
+  case 341: return sys_mremap;
+  case 349: return sys_pread;
+  case 350: return sys_pwrite;
+  case 367: return sys_getcwd;
+  case 377: return sys_getdents64;
+  case 425: return sys_stat64;
+  case 426: return sys_lstat64;
+  case 427: return sys_fstat64;
+  case 450: return sys_openat;
+  case 451: return sys_mkdirat;
+  case 453: return sys_chown;        /* fchownat */
+  case 455: return sys_fstatat64;
+  case 456: return sys_unlinkat;
+  case 457: return sys_renameat;
+  case 458: return sys_linkat;
+  case 459: return sys_symlinkat;
+  case 460: return sys_readlinkat;
+  case 461: return sys_fchmodat;
+  case 462: case 549: return sys_faccessat;
+  case 464: return sys_ppoll;
+  case 475: return sys_utimensat;
+  case 487: return sys_dup3;
+  case 488: return sys_pipe2;
+  case 510: return sys_renameat2;
+  default: return NULL;
+  }
+}
