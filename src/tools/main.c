@@ -1,0 +1,31 @@
+/* profileme: the command-line front end. Dispatches to the subcommands. */
+#include "tools/commands.h"
+#include <stdio.h>
+#include <string.h>
+
+static const struct { const char *name; int (*fn)(int, char **); const char *what; } cmds[] = {
+  { "run", cmd_run, "run an Alpha Linux program on the emulated EV67" },
+  { "disasm", cmd_disasm, "disassemble an Alpha ELF file like objdump -d" },
+};
+
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: profileme COMMAND [ARGS...]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+    fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
+  fprintf(f, "\n'profileme COMMAND --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) { usage(stderr); return 2; }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--version")) { printf("profileme 0.1\n"); return 0; }
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+    if (!strcmp(argv[1], cmds[i].name)) return cmds[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "profileme: '%s' is not a command. See 'profileme --help'.\n", argv[1]);
+  return 2;
+}
