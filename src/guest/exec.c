@@ -38,6 +38,7 @@ struct guest_code {
 #define BUS_ADRALN  1
 #define ILL_ILLOPC  1
 #define TRAP_BRKPT  1
+#define TRAP_UNK    5   /* Linux 6.1 traps.c: bugchk and unknown gentrap codes */
 
 static void code_reset(struct guest_code *gc)
 {
@@ -217,7 +218,7 @@ static void gentrap(struct cpu *cpu, int64_t a0, uint64_t pc)
   case -6: code = 7; break;   /* GEN_FLTINV */
   case -7: code = 6; break;   /* GEN_FLTINE: FPE_FLTRES */
   case -11: code = 0; break;  /* GEN_ROPRAND */
-  default: sig = GSIG_TRAP; code = 0; break;
+  default: sig = GSIG_TRAP; code = TRAP_UNK; break;
   }
   set_trap(cpu, sig, code, pc, a0);
 }
@@ -350,7 +351,7 @@ L_CALL_PAL:
   case AXP_PAL_IMB: mm_code_flush(mm); NEXT();
   case AXP_PAL_CLRFEN: NEXT();
   case AXP_PAL_BPT: set_trap(cpu, GSIG_TRAP, TRAP_BRKPT, PC() + 4, 0); TRAP_AFTER();
-  case AXP_PAL_BUGCHK: set_trap(cpu, GSIG_TRAP, 0, PC() + 4, 0); TRAP_AFTER();
+  case AXP_PAL_BUGCHK: set_trap(cpu, GSIG_TRAP, TRAP_UNK, PC() + 4, 0); TRAP_AFTER();
   case AXP_PAL_GENTRAP: gentrap(cpu, (int64_t)r[16], PC() + 4); TRAP_AFTER();
   default: goto L_ILLEGAL;
   }

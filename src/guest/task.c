@@ -534,12 +534,13 @@ static bool any_live(struct machine *m)
   return false;
 }
 
-static void free_dead(struct machine *m)
+/* Frees dead tasks except keep (the scheduler's round-robin cursor). */
+static void free_dead(struct machine *m, struct task *keep)
 {
   struct task **pp = &m->tasks;
   while (*pp) {
     struct task *t = *pp;
-    if (t->state == TASK_DEAD && t != m->current) { *pp = t->next; free(t); }
+    if (t->state == TASK_DEAD && t != keep) { *pp = t->next; free(t); }
     else pp = &t->next;
   }
 }
@@ -654,7 +655,7 @@ int machine_run(struct machine *m)
       }
     }
     m->current = NULL;
-    free_dead(m);
+    free_dead(m, t);
   }
   if (!m->init_exited) return m->init_status;
   return m->init_status;
