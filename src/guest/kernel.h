@@ -52,6 +52,16 @@ enum wait_kind {
 
 struct process;
 
+/* One queued signal with what siginfo reports about it. */
+struct gsiginfo {
+  int sig, code, pid;
+  int status;            /* SIGCHLD: exit status */
+  uint64_t addr;         /* faults: si_addr */
+  int64_t trapno;
+  uint64_t value;        /* sigqueue: si_value */
+};
+#define TASK_SIGQ 64
+
 struct task {
   int tid;
   struct process *proc;
@@ -60,7 +70,9 @@ struct task {
   enum task_state state;
   uint64_t blocked;          /* signal mask, bit (sig-1) */
   uint64_t pending;          /* thread-directed pending signals */
-  struct { int code; uint64_t addr; int64_t trapno; int pid; } siginfo[GSIG_MAX + 1];
+  struct gsiginfo sigq[TASK_SIGQ];   /* pending signals in arrival order */
+  int nsigq;
+  uint64_t wait_sigset;      /* rt_sigtimedwait: signals that end the wait */
   /* What a blocked task waits for; the syscall is re-executed when it wakes. */
   enum wait_kind wait;
   uint64_t wait_deadline;    /* virtual ns, 0 = none */
@@ -158,6 +170,12 @@ void sys_dispatch(struct machine *m, struct task *t);
 
 void signal_send(struct machine *m, struct task *t, struct process *p, int sig,
                  int code, uint64_t addr, int pid);
+/* Queues si (real-time signals queue; standard ones coalesce). */
+void signal_queue(struct machine *m, struct task *t, struct process *p, const struct gsiginfo *si);
+/* Removes and returns the lowest pending signal in set, or 0. */
+int signal_dequeue(struct task *t, uint64_t set, struct gsiginfo *out);
+/* Writes a 128-byte siginfo for si at guest address addr. Returns 0 or -1. */
+int signal_write_info(struct task *t, uint64_t addr, const struct gsiginfo *si);
 void signal_force(struct machine *m, struct task *t, const struct axp_trap *trap);
 /* Delivers one pending unblocked signal to t if any (frame or default action). */
 void signal_deliver(struct machine *m, struct task *t);

@@ -95,26 +95,51 @@ static void interrupt(struct task *t)
   }
 }
 
-void signal_send(struct machine *m, struct task *t, struct process *p, int sig,
-                 int code, uint64_t addr, int pid)
+void signal_queue(struct machine *m, struct task *t, struct process *p, const struct gsiginfo *si)
 {
+  int sig = si->sig;
   if (sig <= 0 || sig > GSIG_MAX) return;
   if (!t) {
     if (!p || p->exited) return;
+    /* Prefer a thread that does not block the signal. */
     for (struct task *o = m->tasks; o; o = o->next)
-      if (o->proc == p && o->state < TASK_ZOMBIE && (!t || !(o->blocked & BIT(sig)))) {
-        if (!t || (t->blocked & BIT(sig))) t = o;
-      }
+      if (o->proc == p && o->state < TASK_ZOMBIE && (!t || ((t->blocked & BIT(sig)) && !(o->blocked & BIT(sig)))))
+        t = o;
     if (!t) return;
   }
   p = t->proc;
   if (ignored(p, sig) && !(t->blocked & BIT(sig))) return;
+  if (sig < 32 && (t->pending & BIT(sig))) return;   /* standard signals coalesce */
+  if (t->nsigq == TASK_SIGQ) return;                /* queue full: dropped, as on overflow */
+  t->sigq[t->nsigq++] = *si;
   t->pending |= BIT(sig);
-  t->siginfo[sig].code = code;
-  t->siginfo[sig].addr = addr;
-  t->siginfo[sig].pid = pid;
-  t->siginfo[sig].trapno = 0;
   if (!(t->blocked & BIT(sig))) interrupt(t);
+}
+
+void signal_send(struct machine *m, struct task *t, struct process *p, int sig,
+                 int code, uint64_t addr, int pid)
+{
+  struct gsiginfo si = { .sig = sig, .code = code, .pid = pid, .addr = addr };
+  if (sig == GSIG_CHLD) si.status = (int)addr;
+  signal_queue(m, t, p, &si);
+}
+
+int signal_dequeue(struct task *t, uint64_t set, struct gsiginfo *out)
+{
+  uint64_t ready = t->pending & set;
+  if (!ready) return 0;
+  int sig = __builtin_ctzll(ready) + 1;
+  bool more = false;
+  for (int i = 0; i < t->nsigq; i++) {
+    if (t->sigq[i].sig != sig) continue;
+    *out = t->sigq[i];
+    memmove(&t->sigq[i], &t->sigq[i + 1], (size_t)(t->nsigq - i - 1) * sizeof t->sigq[0]);
+    t->nsigq--;
+    for (int j = i; j < t->nsigq; j++) if (t->sigq[j].sig == sig) more = true;
+    break;
+  }
+  if (!more) t->pending &= ~BIT(sig);
+  return sig;
 }
 
 void signal_force(struct machine *m, struct task *t, const struct axp_trap *trap)
@@ -124,8 +149,9 @@ void signal_force(struct machine *m, struct task *t, const struct axp_trap *trap
     a->handler = 0;
     t->blocked &= ~BIT(trap->sig);
   }
-  signal_send(m, t, NULL, trap->sig, trap->code, trap->addr, 0);
-  t->siginfo[trap->sig].trapno = trap->trapno;
+  struct gsiginfo si = { .sig = trap->sig, .code = trap->code, .addr = trap->addr,
+                         .trapno = trap->trapno };
+  signal_queue(m, t, NULL, &si);
 }
 
 struct frame_writer { struct guest_mm *mm; uint64_t base; bool fail; };
@@ -156,26 +182,34 @@ static void write_sigcontext(struct frame_writer *w, uint64_t sc, const struct t
   put64(w, sc + SC_FPCR + 8, c->swcr);
 }
 
-static void write_siginfo(struct frame_writer *w, const struct task *t, int sig)
+static void write_siginfo(struct frame_writer *w, const struct gsiginfo *si)
 {
   for (int i = 0; i < 128; i += 8) put64(w, i, 0);
-  put32(w, 0, (uint32_t)sig);
-  put32(w, 8, (uint32_t)t->siginfo[sig].code);
-  switch (sig) {
+  put32(w, 0, (uint32_t)si->sig);
+  put32(w, 8, (uint32_t)si->code);
+  switch (si->sig) {
   case GSIG_SEGV: case GSIG_BUS: case GSIG_ILL: case GSIG_FPE: case GSIG_TRAP:
-    if (t->siginfo[sig].code > 0) {
-      put64(w, 16, t->siginfo[sig].addr);
-      put32(w, 24, (uint32_t)t->siginfo[sig].trapno);
+    if (si->code > 0) {
+      put64(w, 16, si->addr);
+      put32(w, 24, (uint32_t)si->trapno);
       break;
     }
     /* sent by kill() */
     __attribute__((fallthrough));
   default:
-    put32(w, 16, (uint32_t)t->siginfo[sig].pid);
+    put32(w, 16, (uint32_t)si->pid);
     put32(w, 20, 0);
-    if (sig == GSIG_CHLD) put32(w, 24, (uint32_t)t->siginfo[sig].addr);
+    if (si->sig == GSIG_CHLD) put32(w, 24, (uint32_t)si->status);
+    else put64(w, 24, si->value);
     break;
   }
+}
+
+int signal_write_info(struct task *t, uint64_t addr, const struct gsiginfo *si)
+{
+  struct frame_writer w = { t->mm, addr, false };
+  write_siginfo(&w, si);
+  return w.fail ? -1 : 0;
 }
 
 /* Terminates the process by a signal's default action. */
@@ -198,19 +232,19 @@ static void settle_syscall(struct task *t, const struct gsigaction *a)
   }
 }
 
-void signal_deliver(struct machine *m, struct task *t)
+/* Delivers one signal; returns true if another may be delivered on top. */
+static bool deliver_one(struct machine *m, struct task *t)
 {
-  uint64_t ready = t->pending & ~t->blocked;
-  if (!ready || t->state >= TASK_ZOMBIE) return;
-  int sig = __builtin_ctzll(ready) + 1;
-  t->pending &= ~BIT(sig);
+  if (!(t->pending & ~t->blocked) || t->state >= TASK_ZOMBIE) return false;
+  struct gsiginfo si;
+  int sig = signal_dequeue(t, ~t->blocked, &si);
   struct gsigaction *a = &t->proc->sighand->act[sig];
-  if (a->handler == 1) return;
+  if (a->handler == 1) return true;
   if (a->handler == 0) {
     enum dfl d = default_action(sig);
-    if (d == DFL_IGN || d == DFL_STOP) return;
+    if (d == DFL_IGN || d == DFL_STOP) return true;
     die(m, t, sig, d == DFL_CORE);
-    return;
+    return false;
   }
   settle_syscall(t, a);
   t->state = TASK_RUNNABLE;
@@ -226,7 +260,7 @@ void signal_deliver(struct machine *m, struct task *t)
   struct frame_writer w = { t->mm, frame, false };
   uint64_t sc = rt ? RT_MCONTEXT : 0, retcode = rt ? RT_RETCODE : SC_SIZE;
   if (rt) {
-    write_siginfo(&w, t, sig);
+    write_siginfo(&w, &si);
     put64(&w, RT_UC, 0);
     put64(&w, RT_UC + 8, 0);
     put64(&w, RT_UC + 16, oldmask);
@@ -242,7 +276,7 @@ void signal_deliver(struct machine *m, struct task *t)
   put32(&w, retcode + 8, 0x00000083);
   if (w.fail) {
     die(m, t, GSIG_SEGV, true);
-    return;
+    return false;
   }
   struct axp_ctx *c = &t->ctx;
   c->r[26] = a->restorer ? a->restorer : frame + retcode;
@@ -254,6 +288,14 @@ void signal_deliver(struct machine *m, struct task *t)
   t->blocked |= a->mask & ~UNBLOCKABLE;
   if (!(a->flags & GSA_NODEFER)) t->blocked |= BIT(sig);
   if (a->flags & GSA_RESETHAND) { a->handler = 0; a->flags &= ~GSA_SIGINFO; }
+  return true;
+}
+
+/* Like Linux's exit-to-user loop: every deliverable signal gets a frame, the
+ * later ones on top, so the last one set up runs first. */
+void signal_deliver(struct machine *m, struct task *t)
+{
+  for (int i = 0; i < GSIG_MAX && deliver_one(m, t); i++) {}
 }
 
 int64_t sys_sigreturn(struct machine *m, struct task *t, bool rt)

@@ -560,6 +560,54 @@ static int64_t sys_rt_sigsuspend(ARGS)
   return SYS_BLOCK;
 }
 
+static int64_t sys_rt_sigqueueinfo(ARGS)
+{
+  int32_t info[8];
+  int sig = (int)a[1];
+  if (sig < 1 || sig > GSIG_MAX) return -EINVAL;
+  if (get(t, a[2], info, sizeof info)) return -EFAULT;
+  struct process *p = proc_find(m, (int)a[0]);
+  if (!p || p->exited) return -ESRCH;
+  uint64_t value;
+  memcpy(&value, &info[6], 8);
+  struct gsiginfo si = { .sig = sig, .code = info[2], .pid = info[4], .value = value };
+  signal_queue(m, NULL, p, &si);
+  return 0;
+}
+
+/* rt_sigtimedwait(set, info, timeout, sigsetsize) */
+static int64_t sys_rt_sigtimedwait(ARGS)
+{
+  uint64_t set;
+  if (a[3] != 8) return -EINVAL;
+  if (get(t, a[0], &set, 8)) return -EFAULT;
+  set &= ~UNBLOCKABLE;
+  struct gsiginfo si;
+  int sig = signal_dequeue(t, set, &si);
+  if (sig) {
+    t->wait_sigset = 0;
+    t->sleep_deadline = 0;
+    t->wait_deadline = 0;
+    if (a[1] && signal_write_info(t, a[1], &si)) return -EFAULT;
+    return sig;
+  }
+  if (a[2]) {
+    int64_t ts[2];
+    if (get(t, a[2], ts, sizeof ts)) return -EFAULT;
+    if (!t->sleep_deadline)
+      t->sleep_deadline = machine_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
+    if (machine_now(m) >= t->sleep_deadline) {
+      t->sleep_deadline = 0;
+      t->wait_sigset = 0;
+      return -EAGAIN;
+    }
+    t->wait_deadline = t->sleep_deadline;
+  }
+  t->wait_sigset = set;
+  task_block(t, WAIT_SIGNAL);
+  return SYS_BLOCK;
+}
+
 static int64_t h_sigreturn(ARGS) { UNUSED; sys_sigreturn(m, t, false); return SYS_NORET; }
 static int64_t h_rt_sigreturn(ARGS) { UNUSED; sys_sigreturn(m, t, true); return SYS_NORET; }
 
@@ -720,6 +768,8 @@ sys_fn sys_lookup_proc(uint64_t nr)
   case 352: return sys_rt_sigaction;
   case 353: return sys_rt_sigprocmask;
   case 354: return sys_rt_sigpending;
+  case 355: return sys_rt_sigtimedwait;
+  case 356: return sys_rt_sigqueueinfo;
   case 357: return sys_rt_sigsuspend;
   case 359: return sys_gettimeofday;
   case 361: return sys_getitimer;

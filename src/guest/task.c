@@ -598,8 +598,19 @@ static bool idle(struct machine *m)
   return true;
 }
 
+/* A blocked task with a deliverable signal (or one its sigtimedwait wants)
+ * becomes runnable: the signal interrupts or completes its syscall. */
+static void wake_signalled(struct machine *m)
+{
+  for (struct task *t = m->tasks; t; t = t->next)
+    if (t->state == TASK_BLOCKED && t->wait != WAIT_VFORK &&
+        (t->pending & (~t->blocked | t->wait_sigset)))
+      task_wake(t);
+}
+
 static struct task *pick(struct machine *m, struct task *after)
 {
+  wake_signalled(m);
   struct task *t = after ? after->next : m->tasks;
   for (int pass = 0; pass < 2; pass++) {
     for (; t; t = t->next)
