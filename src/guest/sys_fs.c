@@ -611,6 +611,102 @@ static int64_t sys_ppoll(ARGS)
   return r;
 }
 
+/* select/pselect6 through poll: fd_set is an array of 64-bit words on Alpha. */
+static int64_t do_select(struct machine *m, struct task *t, uint64_t nfds, uint64_t rd, uint64_t wr,
+                         uint64_t ex, int64_t timeout_ns)
+{
+  if (nfds > 1024) return -EINVAL;
+  uint64_t sets[3][16] = { { 0 } }, addr[3] = { rd, wr, ex };
+  size_t words = (nfds + 63) / 64;
+  for (int k = 0; k < 3; k++)
+    if (addr[k] && get(t, addr[k], sets[k], words * 8)) return -EFAULT;
+  struct pollfd p[1024];
+  int np = 0;
+  for (uint64_t fd = 0; fd < nfds; fd++) {
+    short ev = 0;
+    if (sets[0][fd / 64] >> (fd % 64) & 1) ev |= POLLIN;
+    if (sets[1][fd / 64] >> (fd % 64) & 1) ev |= POLLOUT;
+    if (sets[2][fd / 64] >> (fd % 64) & 1) ev |= POLLPRI;
+    if (!ev) continue;
+    int h = fdt_host(t, (int64_t)fd);
+    if (h < 0) return -EBADF;
+    p[np++] = (struct pollfd){ .fd = h, .events = ev };
+  }
+  int r = np ? poll(p, (nfds_t)np, 0) : 0;
+  if (r < 0) return -errno;
+  if (r > 0 || timeout_ns == 0) {
+    uint64_t out[3][16] = { { 0 } };
+    int n = 0, i = 0;
+    for (uint64_t fd = 0; fd < nfds; fd++) {
+      bool any = (sets[0][fd / 64] | sets[1][fd / 64] | sets[2][fd / 64]) >> (fd % 64) & 1;
+      if (!any) continue;
+      short rev = p[i++].revents;
+      if ((rev & (POLLIN | POLLHUP | POLLERR)) && (sets[0][fd / 64] >> (fd % 64) & 1)) { out[0][fd / 64] |= 1ull << (fd % 64); n++; }
+      if ((rev & (POLLOUT | POLLERR)) && (sets[1][fd / 64] >> (fd % 64) & 1)) { out[1][fd / 64] |= 1ull << (fd % 64); n++; }
+      if ((rev & POLLPRI) && (sets[2][fd / 64] >> (fd % 64) & 1)) { out[2][fd / 64] |= 1ull << (fd % 64); n++; }
+    }
+    for (int k = 0; k < 3; k++)
+      if (addr[k] && put(t, addr[k], out[k], words * 8)) return -EFAULT;
+    t->sleep_deadline = 0;
+    return n;
+  }
+  if (timeout_ns > 0) {
+    if (!t->sleep_deadline) t->sleep_deadline = machine_now(m) + (uint64_t)timeout_ns;
+    if (machine_now(m) >= t->sleep_deadline) {
+      t->sleep_deadline = 0;
+      uint64_t zero[16] = { 0 };
+      for (int k = 0; k < 3; k++)
+        if (addr[k] && put(t, addr[k], zero, words * 8)) return -EFAULT;
+      return 0;
+    }
+    t->wait_deadline = t->sleep_deadline;
+  }
+  if (np) {
+    t->wait_fd = p[0].fd;
+    t->wait_events = p[0].events;
+    task_block(t, WAIT_FD);
+  } else {
+    task_block(t, timeout_ns > 0 ? WAIT_TIME : WAIT_SIGNAL);
+  }
+  return SYS_BLOCK;
+}
+
+static int64_t sys_select(ARGS)
+{
+  int64_t tns = -1;
+  if (a[4]) {
+    int64_t tv[2];
+    if (get(t, a[4], tv, sizeof tv)) return -EFAULT;
+    if (tv[0] < 0 || tv[1] < 0) return -EINVAL;
+    tns = tv[0] * 1000000000 + tv[1] * 1000;
+  }
+  return do_select(m, t, a[0], a[1], a[2], a[3], tns);
+}
+
+static int64_t sys_pselect6(ARGS)
+{
+  int64_t tns = -1;
+  if (a[4]) {
+    int64_t ts[2];
+    if (get(t, a[4], ts, sizeof ts)) return -EFAULT;
+    tns = ts[0] * 1000000000 + ts[1];
+  }
+  uint64_t sm[2];
+  if (a[5] && !t->has_saved_mask && !get(t, a[5], sm, sizeof sm) && sm[0]) {
+    uint64_t set;
+    if (get(t, sm[0], &set, 8)) return -EFAULT;
+    t->saved_mask = t->blocked;
+    t->has_saved_mask = true;
+    t->blocked = set & ~((1ull << 8) | (1ull << 16));
+  }
+  int64_t r = do_select(m, t, a[0], a[1], a[2], a[3], tns);
+  if (r != SYS_BLOCK && t->has_saved_mask) {
+    t->blocked = t->saved_mask;
+    t->has_saved_mask = false;
+  }
+  return r;
+}
+
 /* ---- memory ---- */
 static int prot_of(uint64_t p) { return (int)(p & 7); }
 
@@ -791,6 +887,8 @@ sys_fn sys_lookup_fs(uint64_t nr)
   case 460: return sys_readlinkat;
   case 461: return sys_fchmodat;
   case 462: case 549: return sys_faccessat;
+  case 358: return sys_select;
+  case 463: return sys_pselect6;
   case 464: return sys_ppoll;
   case 475: return sys_utimensat;
   case 487: return sys_dup3;
