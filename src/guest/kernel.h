@@ -40,6 +40,7 @@ struct sighand {
 struct fdtable {
   int refs;
   int n;
+  int nofile;                /* RLIMIT_NOFILE soft limit */
   int *host;
   bool *cloexec;
 };
@@ -106,6 +107,7 @@ struct process {
   int vfork_parent_tid;      /* tid to release on exec/exit, or 0 */
   uint64_t itimer_deadline, itimer_interval;   /* ITIMER_REAL, virtual ns */
   uint32_t umask;
+  uint64_t rlim[16][2];      /* soft, hard; host RLIMIT_* numbering */
   struct process *next;
 };
 

@@ -90,15 +90,22 @@ static int64_t sys_prlimit64(ARGS)
 {
   UNUSED;
   int r = rlimit_from_alpha(a[1]);
-  if (r < 0) return -EINVAL;
-  if (a[0] && (int)a[0] != t->proc->pid) return -ESRCH;
-  struct rlimit rl;
-  if (getrlimit(r, &rl)) return -errno;
-  if (r == RLIMIT_STACK) rl.rlim_cur = GUEST_STACK_SIZE;
-  uint64_t old[2] = { rl.rlim_cur == RLIM_INFINITY ? ~0ull : rl.rlim_cur,
-                      rl.rlim_max == RLIM_INFINITY ? ~0ull : rl.rlim_max };
+  if (r < 0 || r >= 16) return -EINVAL;
+  struct process *p = a[0] ? proc_find(m, (int)a[0]) : t->proc;
+  if (!p || p->exited) return -ESRCH;
+  uint64_t old[2] = { p->rlim[r][0], p->rlim[r][1] }, nw[2];
+  if (a[2]) {
+    if (get(t, a[2], nw, sizeof nw)) return -EFAULT;
+    if (nw[0] > nw[1]) return -EINVAL;
+    if (r == RLIMIT_NOFILE && nw[1] > 1048576) return -EPERM;
+  }
   if (a[3] && put(t, a[3], old, sizeof old)) return -EFAULT;
-  return 0;   /* new limits are accepted and ignored */
+  if (a[2]) {
+    p->rlim[r][0] = nw[0];
+    p->rlim[r][1] = nw[1];
+    if (r == RLIMIT_NOFILE && p->files) p->files->nofile = nw[0] > 65536 ? 65536 : (int)nw[0];
+  }
+  return 0;
 }
 
 static int64_t sys_getrlimit(ARGS)
@@ -107,13 +114,29 @@ static int64_t sys_getrlimit(ARGS)
   return sys_prlimit64(m, t, b);
 }
 
-static int64_t sys_setrlimit(ARGS) { UNUSED; return rlimit_from_alpha(a[0]) < 0 ? -EINVAL : 0; }
+static int64_t sys_setrlimit(ARGS)
+{
+  uint64_t b[6] = { 0, a[0], a[1], 0 };
+  return sys_prlimit64(m, t, b);
+}
+
+static int64_t sys_getpriority(ARGS) { UNUSED; return 20; }   /* 20 - nice, as the raw syscall returns */
+
+static int64_t sys_gethostname(ARGS)
+{
+  UNUSED;
+  char name[65] = "";
+  gethostname(name, sizeof name - 1);
+  size_t n = strlen(name) + 1;
+  if (n > a[1]) return -EINVAL;
+  return put(t, a[0], name, n);
+}
 
 static int64_t sys_sysinfo(ARGS)
 {
   UNUSED;
   uint64_t b[14] = { 0 };
-  b[0] = machine_now(m) / 1000000000ull;
+  b[0] = machine_now(m) / 1000000000ull + 1;   /* booted a second before the program */
   b[4] = 24ull << 30;        /* totalram, in mem_unit bytes */
   b[5] = 20ull << 30;        /* freeram */
   uint8_t buf[112];
@@ -259,6 +282,8 @@ static int64_t sys_getrusage(ARGS)
   uint64_t ns = machine_now(m);
   int64_t tv[2] = { (int64_t)(ns / 1000000000ull), (int64_t)(ns % 1000000000ull / 1000) };
   memcpy(ru, tv, sizeof tv);
+  int64_t maxrss = (int64_t)(t->mm->pages_touched * (GUEST_PAGE_SIZE / 1024));   /* KB */
+  memcpy(ru + 32, &maxrss, 8);
   return put(t, a[1], ru, sizeof ru);
 }
 
@@ -748,6 +773,8 @@ sys_fn sys_lookup_proc(uint64_t nr)
   case 66: return sys_vfork;
   case 103: return h_sigreturn;
   case 117: return sys_getrusage;   /* osf_getrusage */
+  case 87: return sys_gethostname;
+  case 100: return sys_getpriority;
   case 144: return sys_getrlimit;
   case 145: return sys_setrlimit;
   case 147: return sys_setsid;

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,6 +75,7 @@ struct fdtable *fdt_create(void)
   struct fdtable *f = calloc(1, sizeof *f);
   if (!f) return NULL;
   f->refs = 1;
+  f->nofile = 1024;
   return f;
 }
 
@@ -97,6 +99,7 @@ struct fdtable *fdt_copy(const struct fdtable *src)
 {
   struct fdtable *f = fdt_create();
   if (!f || fdt_grow(f, src->n ? src->n : 1)) { fdt_put(f); return NULL; }
+  f->nofile = src->nofile;
   for (int i = 0; i < src->n; i++) {
     if (src->host[i] < 0) continue;
     f->host[i] = fcntl(src->host[i], F_DUPFD_CLOEXEC, 10);
@@ -126,7 +129,7 @@ int fdt_install(struct fdtable *f, int hostfd, bool cloexec, int min)
 {
   int i = min;
   for (;; i++) {
-    if (i >= 65536) return -EMFILE;
+    if (i >= f->nofile || i >= 65536) return -EMFILE;
     if (fdt_grow(f, i + 1)) return -ENOMEM;
     if (f->host[i] < 0) break;
   }
@@ -302,6 +305,14 @@ int machine_spawn(struct machine *m, const char *path, int argc, char *const *ar
   p->ppid = 1;
   p->refs = 1;
   p->umask = 022;
+  for (int r = 0; r < 16; r++) {
+    struct rlimit rl;
+    if (getrlimit(r, &rl)) rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+    p->rlim[r][0] = rl.rlim_cur;
+    p->rlim[r][1] = rl.rlim_max;
+  }
+  p->rlim[RLIMIT_STACK][0] = GUEST_STACK_SIZE;
+  p->files->nofile = p->rlim[RLIMIT_NOFILE][0] > 65536 ? 65536 : (int)p->rlim[RLIMIT_NOFILE][0];
   absolute(path, p->exe, sizeof p->exe);
   t->tid = p->pid;
   t->proc = p;
@@ -398,6 +409,7 @@ int64_t task_clone(struct machine *m, struct task *t, uint64_t flags, uint64_t n
     np->ppid = np->parent->pid;
     np->refs = 0;
     np->umask = p->umask;
+    memcpy(np->rlim, p->rlim, sizeof np->rlim);
     memcpy(np->exe, p->exe, sizeof np->exe);
     np->cwd_fd = fcntl(p->cwd_fd, F_DUPFD_CLOEXEC, 10);
     if (flags & CLONE_SIGHAND) {
