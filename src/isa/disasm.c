@@ -63,11 +63,12 @@ static void put_target(struct out *o, uint64_t addr)
     put(o, "0x%" PRIx64, addr);
     return;
   }
+  uint64_t value = addr - off;        /* compared unsigned, as objdump does */
   put(o, "%" PRIx64 " <%s", addr, name);
-  if ((int64_t)off > 0)
-    put(o, "+0x%" PRIx64, off);
-  else if ((int64_t)off < 0)
-    put(o, "-0x%" PRIx64, (uint64_t)0 - off);
+  if (addr > value)
+    put(o, "+0x%" PRIx64, addr - value);
+  else if (addr < value)
+    put(o, "-0x%" PRIx64, value - addr);
   put(o, ">");
 }
 

@@ -12,8 +12,9 @@
 
 /* Names the code address `addr` for a branch or jump-hint target. Returns the
  * symbol name (owned by the callee, valid until the next call) and sets *off to
- * addr minus the symbol's value (two's complement when the symbol lies above
- * addr), or returns NULL when nothing suitable is known. */
+ * addr minus the symbol's value, modulo 2^64; or returns NULL when nothing
+ * suitable is known. The text is "<name+0x..>" when the symbol's value is below
+ * addr as unsigned numbers, "<name-0x..>" when above, as in objdump. */
 typedef const char *(*axp_symbolizer)(void *ctx, uint64_t addr, uint64_t *off);
 
 /* Writes the text of `d`, located at `pc`, into buf (at most len bytes including

@@ -387,13 +387,13 @@ static const char *symbolize(void *ctx, uint64_t addr, uint64_t *off)
 /* Prints a block header: "\n0000000120000abc <main>:\n". */
 static void print_block_header(struct listing *l, uint64_t addr, long si)
 {
-  uint64_t off = si >= 0 ? addr - l->syms[si].value : addr - l->cur->vma;
+  uint64_t value = si >= 0 ? l->syms[si].value : l->cur->vma;
   const char *name = si >= 0 ? label_of(l, &l->syms[si]) : l->cur->name;
   printf("\n%016" PRIx64 " <%s", addr, name);
-  if ((int64_t)off > 0)
-    printf("+0x%" PRIx64, off);
-  else if ((int64_t)off < 0)
-    printf("-0x%" PRIx64, (uint64_t)0 - off);
+  if (addr > value)
+    printf("+0x%" PRIx64, addr - value);
+  else if (addr < value)
+    printf("-0x%" PRIx64, value - addr);
   printf(">:\n");
 }
 
