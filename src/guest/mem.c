@@ -2,6 +2,7 @@
  * radix splits the 29-bit page number of a 42-bit address as 10/10/9 bits. */
 #include "guest/mem.h"
 #include "util/err.h"
+#include <stddef.h>
 #include <stdlib.h>
 
 #define L1_BITS 10
@@ -70,10 +71,33 @@ struct guest_page *mm_page(struct guest_mm *mm, uint64_t addr)
   return p && p->prot ? p : NULL;
 }
 
+/* Shared pages live in a refcounted block; host points at its data. */
+struct shared_buf {
+  long refs;
+  _Alignas(64) uint8_t data[GUEST_PAGE_SIZE];
+};
+
+static struct shared_buf *shared_of(uint8_t *host)
+{
+  return (struct shared_buf *)(void *)(host - offsetof(struct shared_buf, data));
+}
+
+static void host_free(struct guest_page *p)
+{
+  if (!p->host) return;
+  if (p->shared) {
+    struct shared_buf *b = shared_of(p->host);
+    if (--b->refs == 0) free(b);
+  } else {
+    free(p->host);
+  }
+}
+
 static void page_release(struct guest_mm *mm, struct guest_page *p)
 {
   if (p->code && mm->code_free) mm->code_free(p->code);
-  free(p->host);
+  host_free(p);
+  p->shared = 0;
   p->host = NULL;
   p->code = NULL;
   if (p->prot) mm->pages_mapped--;
@@ -119,7 +143,18 @@ struct guest_mm *mm_fork(const struct guest_mm *src)
         if (!d) goto fail;
         d->prot = l3[k].prot;
         mm->pages_mapped++;
-        if (l3[k].host) {
+        if (l3[k].shared) {
+          struct guest_page *s = (struct guest_page *)&l3[k];
+          if (!s->host) {
+            struct shared_buf *b = calloc(1, sizeof *b);
+            if (!b) goto fail;
+            b->refs = 1;
+            s->host = b->data;
+          }
+          shared_of(s->host)->refs++;
+          d->host = s->host;
+          d->shared = 1;
+        } else if (l3[k].host) {
           if (!(d->host = malloc(GUEST_PAGE_SIZE))) goto fail;
           memcpy(d->host, l3[k].host, GUEST_PAGE_SIZE);
           mm->pages_touched++;
@@ -144,6 +179,23 @@ int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
     tlb_drop(mm, a);
     p->prot = (uint8_t)(prot | 0x80);   /* 0x80: mapped even with PROT_NONE */
     mm->pages_mapped++;
+  }
+  return 0;
+}
+
+int mm_share(struct guest_mm *mm, uint64_t addr, uint64_t len)
+{
+  for (uint64_t a = addr; a < addr + len; a += GUEST_PAGE_SIZE) {
+    struct guest_page *p = mm_page(mm, a);
+    if (!p) return PM_EFAULT;
+    if (p->shared) continue;
+    struct shared_buf *b = calloc(1, sizeof *b);
+    if (!b) return PM_ENOMEM;
+    b->refs = 1;
+    if (p->host) { memcpy(b->data, p->host, GUEST_PAGE_SIZE); free(p->host); }
+    p->host = b->data;
+    p->shared = 1;
+    tlb_drop(mm, a);
   }
   return 0;
 }
@@ -204,7 +256,14 @@ uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot)
   struct guest_page *p = mm_page(mm, addr);
   if (!p || (p->prot & prot) != prot) return NULL;
   if (!p->host) {
-    if (!(p->host = calloc(1, GUEST_PAGE_SIZE))) return NULL;
+    if (p->shared) {
+      struct shared_buf *b = calloc(1, sizeof *b);
+      if (!b) return NULL;
+      b->refs = 1;
+      p->host = b->data;
+    } else if (!(p->host = calloc(1, GUEST_PAGE_SIZE))) {
+      return NULL;
+    }
     mm->pages_touched++;
   }
   uint64_t page = addr & ~GUEST_PAGE_MASK;

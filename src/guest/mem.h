@@ -34,6 +34,7 @@ struct guest_page {
   uint8_t *host;            /* NULL until first touched */
   struct guest_code *code;  /* predecoded instructions, or NULL */
   uint8_t prot;             /* GUEST_PROT_*; 0 = not mapped */
+  uint8_t shared;           /* MAP_SHARED: fork shares the host buffer */
 };
 
 struct guest_mm {
@@ -64,6 +65,9 @@ struct guest_mm *mm_fork(const struct guest_mm *mm);
 /* Maps [addr, addr+len) as zero-filled pages with prot, replacing what was there.
  * addr must be page aligned. Returns 0 or PM_E*. */
 int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
+/* Marks [addr, addr+len) as shared memory (MAP_SHARED): a fork shares these
+ * pages instead of copying them. Returns 0 or PM_E*. */
+int mm_share(struct guest_mm *mm, uint64_t addr, uint64_t len);
 /* Unmaps [addr, addr+len). Returns 0 or PM_EINVAL. */
 int mm_unmap(struct guest_mm *mm, uint64_t addr, uint64_t len);
 /* Changes protection; fails with PM_EFAULT if any page is unmapped. */

@@ -753,6 +753,7 @@ static int64_t sys_mmap(ARGS)
     addr = hint;
   }
   if (mm_map(mm, addr, len, prot_of(a[2]))) return -ENOMEM;
+  if ((flags & 3) == 1 && mm_share(mm, addr, len)) return -ENOMEM;   /* MAP_SHARED */
   if (!anon) {
     uint8_t *buf = malloc(IOBUF);
     if (!buf) return -ENOMEM;
@@ -819,7 +820,7 @@ static int64_t sys_mremap(ARGS)
   /* Move page contents by swapping host buffers. */
   for (uint64_t o = 0; o < olen; o += GUEST_PAGE_SIZE) {
     struct guest_page *s = mm_page(mm, old + o), *d = mm_page(mm, to + o);
-    if (s && d) { d->host = s->host; s->host = NULL; d->prot = s->prot; }
+    if (s && d) { d->host = s->host; d->shared = s->shared; s->host = NULL; s->shared = 0; d->prot = s->prot; }
   }
   mm_unmap(mm, old, olen);
   return (int64_t)to;

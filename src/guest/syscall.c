@@ -74,6 +74,7 @@ void sys_dispatch(struct machine *m, struct task *t)
   uint64_t a[6] = { c->r[16], c->r[17], c->r[18], c->r[19], c->r[20], c->r[21] };
   sys_fn fn = sys_lookup_proc(nr);
   if (!fn) fn = sys_lookup_fs(nr);
+  if (!fn) fn = sys_lookup_misc(nr);
   int64_t ret;
   bool resumed = t->in_syscall_wait;
   t->in_syscall_wait = false;
@@ -138,6 +139,8 @@ int sys_dirfd(struct task *t, int64_t gdirfd)
 int sys_wait_fd(struct machine *m, struct task *t, int hostfd, int events)
 {
   (void)m;
+  int fl = fcntl(hostfd, F_GETFL);
+  if (fl < 0 || (fl & O_NONBLOCK)) return 0;   /* the host call answers EAGAIN itself */
   struct pollfd p = { .fd = hostfd, .events = (short)events };
   if (poll(&p, 1, 0) != 0) return 0;
   /* Not ready: block in the scheduler, which polls every waited fd when no

@@ -21,6 +21,7 @@ int errno_to_alpha(int e);
 /* Returns the handler for nr (sys_fs.c / sys_proc.c tables), or NULL. */
 sys_fn sys_lookup_fs(uint64_t nr);
 sys_fn sys_lookup_proc(uint64_t nr);
+sys_fn sys_lookup_misc(uint64_t nr);   /* sys_misc.c: sockets, epoll, eventfd, ... */
 
 /* Helpers shared by the syscall files. */
 /* Copies a guest path into buf and maps it to a host path (sysroot, /proc/self/exe).

@@ -64,6 +64,9 @@ int cmd_run(int argc, char **argv)
     run_usage(stderr);
     return 2;
   }
+  /* Guest SIGPIPE is modelled; the host must not die of it when a guest
+   * writes to a closed pipe. */
+  signal(SIGPIPE, SIG_IGN);
   struct machine *m = machine_create(&mo);
   if (!m) { fprintf(stderr, "profileme run: out of memory\n"); return 1; }
   char detail[512] = "";
