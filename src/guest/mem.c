@@ -4,6 +4,7 @@
 #include "util/err.h"
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define L1_BITS 10
 #define L2_BITS 10
@@ -85,7 +86,13 @@ static struct shared_buf *shared_of(uint8_t *host)
 static void host_free(struct guest_page *p)
 {
   if (!p->host) return;
-  if (p->shared) {
+  if (p->ext) {
+    if (--p->ext->refs == 0) {
+      munmap(p->ext->base, p->ext->len);
+      free(p->ext);
+    }
+    p->ext = NULL;
+  } else if (p->shared) {
     struct shared_buf *b = shared_of(p->host);
     if (--b->refs == 0) free(b);
   } else {
@@ -143,7 +150,12 @@ struct guest_mm *mm_fork(const struct guest_mm *src)
         if (!d) goto fail;
         d->prot = l3[k].prot;
         mm->pages_mapped++;
-        if (l3[k].shared) {
+        if (l3[k].ext) {
+          d->host = l3[k].host;
+          d->ext = l3[k].ext;
+          d->ext->refs++;
+          d->shared = 1;
+        } else if (l3[k].shared) {
           struct guest_page *s = (struct guest_page *)&l3[k];
           if (!s->host) {
             struct shared_buf *b = calloc(1, sizeof *b);
@@ -196,6 +208,22 @@ int mm_share(struct guest_mm *mm, uint64_t addr, uint64_t len)
     p->host = b->data;
     p->shared = 1;
     tlb_drop(mm, a);
+  }
+  return 0;
+}
+
+int mm_back_ext(struct guest_mm *mm, uint64_t addr, uint64_t len, uint8_t *host,
+                struct guest_ext *ext)
+{
+  for (uint64_t o = 0; o < len; o += GUEST_PAGE_SIZE) {
+    struct guest_page *p = mm_page(mm, addr + o);
+    if (!p) return PM_EFAULT;
+    host_free(p);
+    p->host = host + o;
+    p->ext = ext;
+    p->shared = 1;
+    ext->refs++;
+    tlb_drop(mm, addr + o);
   }
   return 0;
 }

@@ -35,6 +35,15 @@ struct guest_page {
   struct guest_code *code;  /* predecoded instructions, or NULL */
   uint8_t prot;             /* GUEST_PROT_*; 0 = not mapped */
   uint8_t shared;           /* MAP_SHARED: fork shares the host buffer */
+  struct guest_ext *ext;    /* host memory owned by a mapped file, or NULL */
+};
+
+/* A host mapping (a MAP_SHARED file) that guest pages point into. */
+struct guest_ext {
+  long refs;                /* guest pages pointing into it */
+  void *base;
+  size_t len;
+  bool readonly;            /* host mapping without PROT_WRITE */
 };
 
 struct guest_mm {
@@ -68,6 +77,10 @@ int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
 /* Marks [addr, addr+len) as shared memory (MAP_SHARED): a fork shares these
  * pages instead of copying them. Returns 0 or PM_E*. */
 int mm_share(struct guest_mm *mm, uint64_t addr, uint64_t len);
+/* Backs [addr, addr+len) (mapped already) with host memory at host, owned by
+ * ext (refs counted per page; munmapped with the last). Returns 0 or PM_E*. */
+int mm_back_ext(struct guest_mm *mm, uint64_t addr, uint64_t len, uint8_t *host,
+                struct guest_ext *ext);
 /* Unmaps [addr, addr+len). Returns 0 or PM_EINVAL. */
 int mm_unmap(struct guest_mm *mm, uint64_t addr, uint64_t len);
 /* Changes protection; fails with PM_EFAULT if any page is unmapped. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -728,6 +729,32 @@ static int64_t sys_brk(ARGS)
   return (int64_t)want;
 }
 
+/* MAP_SHARED of a file: guest pages point into a host MAP_SHARED mapping, so
+ * stores reach the file and other mappings. Only whole guest pages inside the
+ * file's host-page-rounded size are backed; the rest stays private. */
+static int64_t map_shared_file(struct guest_mm *mm, int h, uint64_t addr, uint64_t len,
+                               uint64_t off, bool want_write)
+{
+  struct stat st;
+  int fl = fcntl(h, F_GETFL);
+  if (want_write && (fl & O_ACCMODE) != O_RDWR) return -EACCES;
+  if (fstat(h, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= off) return 0;
+  uint64_t hp = (uint64_t)sysconf(_SC_PAGESIZE);
+  uint64_t avail = (((uint64_t)st.st_size - off + hp - 1) / hp) * hp;
+  uint64_t n = (avail < len ? avail : len) & ~GUEST_PAGE_MASK;
+  if (!n) return 0;
+  int prot = (fl & O_ACCMODE) == O_RDWR ? PROT_READ | PROT_WRITE : PROT_READ;
+  void *base = mmap(NULL, n, prot, MAP_SHARED, h, (off_t)off);
+  if (base == MAP_FAILED) return 0;
+  struct guest_ext *ext = calloc(1, sizeof *ext);
+  if (!ext) { munmap(base, n); return -ENOMEM; }
+  ext->base = base;
+  ext->len = n;
+  ext->readonly = !(prot & PROT_WRITE);
+  if (mm_back_ext(mm, addr, n, base, ext)) return -ENOMEM;
+  return (int64_t)n;
+}
+
 static int64_t sys_mmap(ARGS)
 {
   UNUSED;
@@ -754,10 +781,16 @@ static int64_t sys_mmap(ARGS)
   }
   if (mm_map(mm, addr, len, prot_of(a[2]))) return -ENOMEM;
   if ((flags & 3) == 1 && mm_share(mm, addr, len)) return -ENOMEM;   /* MAP_SHARED */
-  if (!anon) {
+  uint64_t backed = 0;
+  if (!anon && (flags & 3) == 1) {
+    int64_t r = map_shared_file(mm, h, addr, len, off, (a[2] & 2) != 0);
+    if (r < 0) { mm_unmap(mm, addr, len); return r; }
+    backed = (uint64_t)r;
+  }
+  if (!anon && backed < len) {
     uint8_t *buf = malloc(IOBUF);
     if (!buf) return -ENOMEM;
-    for (uint64_t done = 0; done < len;) {
+    for (uint64_t done = backed; done < len;) {
       ssize_t r = pread(h, buf, len - done > IOBUF ? IOBUF : len - done, (off_t)(off + done));
       if (r <= 0) break;
       mm_write(mm, addr + done, buf, (size_t)r, false);
@@ -779,6 +812,11 @@ static int64_t sys_mprotect(ARGS)
 {
   UNUSED;
   if (a[0] & GUEST_PAGE_MASK) return -EINVAL;
+  if (a[2] & 2)   /* a read-only shared file mapping cannot become writable */
+    for (uint64_t p = a[0]; p < a[0] + a[1]; p += GUEST_PAGE_SIZE) {
+      struct guest_page *pg = mm_page(t->mm, p);
+      if (pg && pg->ext && pg->ext->readonly) return -EACCES;
+    }
   int r = mm_protect(t->mm, a[0], (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, prot_of(a[2]));
   return r ? -ENOMEM : 0;
 }
