@@ -274,6 +274,17 @@ static bool file_has_reloc(Elf *elf)
   return false;
 }
 
+/* Returns true for names objdump sorts after the others at one address:
+ * compiler markers and names that look like files ("foo.o", "libc.a"). */
+static bool sorts_late(const struct sym *s, bool file)
+{
+  size_t n = strlen(s->name);
+  if (!file)
+    return strstr(s->name, "gnu_compiled") || strstr(s->name, "gcc2_compiled");
+  return (s->flags & SF_FILE) ||
+         (n > 2 && s->name[n - 2] == '.' && (s->name[n - 1] == 'o' || s->name[n - 1] == 'a'));
+}
+
 /* objdump's symbol order (compare_symbols in binutils/objdump.c). */
 static int sym_cmp(const void *pa, const void *pb)
 {
@@ -282,17 +293,9 @@ static int sym_cmp(const void *pa, const void *pb)
     return a->value > b->value ? 1 : -1;
   if (a->insec != b->insec)
     return a->insec ? -1 : 1;
-  bool ac = strstr(a->name, "gnu_compiled") || strstr(a->name, "gcc2_compiled");
-  bool bc = strstr(b->name, "gnu_compiled") || strstr(b->name, "gcc2_compiled");
-  if (ac != bc)
-    return ac ? 1 : -1;
-  size_t al = strlen(a->name), bl = strlen(b->name);
-  bool af = (a->flags & SF_FILE) || (al > 2 && a->name[al - 2] == '.' &&
-                                      (a->name[al - 1] == 'o' || a->name[al - 1] == 'a'));
-  bool bf = (b->flags & SF_FILE) || (bl > 2 && b->name[bl - 2] == '.' &&
-                                      (b->name[bl - 1] == 'o' || b->name[bl - 1] == 'a'));
-  if (af != bf)
-    return af ? 1 : -1;
+  for (int file = 0; file < 2; file++)
+    if (sorts_late(a, file) != sorts_late(b, file))
+      return sorts_late(a, file) ? 1 : -1;
   static const struct { unsigned flag; int first; } order[] = {
     { SF_DEBUGGING, 1 }, { SF_SECTION, 1 }, { SF_FUNCTION, -1 }, { SF_OBJECT, -1 },
     { SF_LOCAL, 1 }, { SF_GLOBAL, -1 },
@@ -610,13 +613,13 @@ int cmd_disasm(int argc, char **argv)
   l.rel = !err && eh.e_type == ET_REL;
   if (!err)
     err = load_symbols(&l);
-  if (!err) {
+  bool ok = !err;
+  if (ok) {
     l.has_reloc = file_has_reloc(l.elf);
     list_file(&l);
-    if (l.only && !l.found) {
+    ok = !l.only || l.found;
+    if (!ok)
       fprintf(stderr, "profileme disasm: %s: no symbol %s in a code section\n", l.path, l.only);
-      err = 1;
-    }
   } else {
     fprintf(stderr, "profileme disasm: %s: %s\n", l.path, pm_strerror(err));
   }
@@ -625,5 +628,5 @@ int cmd_disasm(int argc, char **argv)
     elf_end(l.elf);
   if (fd >= 0)
     close(fd);
-  return err ? 1 : 0;
+  return ok ? 0 : 1;
 }
