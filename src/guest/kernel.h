@@ -135,6 +135,8 @@ struct machine {
   uint8_t warned[1024 / 8];  /* unimplemented syscalls already reported */
   FILE *log;                 /* where warnings go (stderr by default) */
   uint64_t syscalls;
+  /* How the first process died when a fault signal killed it, for the message. */
+  struct { bool valid; int sig; uint64_t pc, addr; } fatal;
 };
 
 /* Creates a machine. Returns NULL on allocation failure. */

@@ -73,8 +73,11 @@ int cmd_run(int argc, char **argv)
   const char *prog = argv[optind];
   int err = machine_spawn(m, prog, argc - optind, argv + optind, environ, detail, sizeof detail);
   if (err) {
-    fprintf(stderr, "profileme run: cannot run %s: %s%s%s\n", prog, pm_strerror(err),
-            *detail ? ": " : "", err == PM_EINTERP ? detail : "");
+    if (err == PM_EINTERP)
+      fprintf(stderr, "profileme run: cannot run %s: %s (is --sysroot %s right?)\n", prog, detail,
+              mo.sysroot);
+    else
+      fprintf(stderr, "profileme run: cannot run %s: %s\n", prog, pm_strerror(err));
     machine_destroy(m);
     return err == PM_ENOENT ? 127 : 126;
   }
@@ -89,12 +92,17 @@ int cmd_run(int argc, char **argv)
             (unsigned long long)n, secs, secs > 0 ? (double)n / secs / 1e6 : 0.0,
             (unsigned long long)m->syscalls, (unsigned long long)m->cpus[0].unaligned_fixups);
   }
-  machine_destroy(m);
   fflush(stdout);
   if (status & 0x7f) {
     int hs = sig_to_host(status & 0x7f);
-    fprintf(stderr, "profileme: %s: %s%s\n", prog, signame(hs), status & 0x80 ? " (core dumped)" : "");
+    fprintf(stderr, "profileme: %s: %s%s", prog, signame(hs), status & 0x80 ? " (core dumped)" : "");
+    if (m->fatal.valid && m->fatal.sig == (status & 0x7f))
+      fprintf(stderr, " at pc 0x%llx, address 0x%llx", (unsigned long long)m->fatal.pc,
+              (unsigned long long)m->fatal.addr);
+    fprintf(stderr, "\n");
+    machine_destroy(m);
     return 128 + hs;
   }
+  machine_destroy(m);
   return (status >> 8) & 0xff;
 }
