@@ -244,7 +244,12 @@ static bool deliver_one(struct machine *m, struct task *t)
     enum dfl d = default_action(sig);
     if (d == DFL_IGN || d == DFL_STOP) return true;
     if (t->proc->pid == m->init_pid && si.code > 0 && si.code < 0x80)
-      m->fatal = (typeof(m->fatal)){ true, sig, t->ctx.pc, si.addr };
+    {
+      m->fatal.valid = true;
+      m->fatal.sig = sig;
+      m->fatal.pc = t->ctx.pc;
+      m->fatal.addr = si.addr;
+    }
     die(m, t, sig, d == DFL_CORE);
     return false;
   }
