@@ -334,7 +334,7 @@ L_UNDECODED:
   }
   /* fall through: cannot happen (decoded slots never keep id 0) */
 L_ILLEGAL:
-  set_trap(cpu, GSIG_ILL, ILL_ILLOPC, PC(), 0);
+  set_trap(cpu, GSIG_ILL, ILL_ILLOPC, PC() + 4, 0);   /* regs->pc is past it (traps.c) */
   TRAP_AFTER();
 L_PAGE_END:
   left++;   /* the sentinel is not an instruction */
