@@ -89,6 +89,7 @@ struct task {
   uint64_t clear_child_tid, robust_list;
   uint64_t altstack_sp, altstack_size;
   int altstack_flags;
+  int host_pid, host_pidfd;  /* after exec of a host program: the process standing in */
   struct task *next;         /* machine's task list */
 };
 
@@ -165,6 +166,10 @@ void task_wake(struct task *t);
 void task_exit(struct machine *m, struct task *t, int status, bool group);
 int task_exec(struct machine *m, struct task *t, const char *path, char *const *argv,
               char *const *envp);
+/* Replaces t's process image with a host (non-Alpha) program, as qemu -L does
+ * for /bin/sh: the guest process then stands for the host child until it exits. */
+int task_exec_host(struct machine *m, struct task *t, const char *path, char *const *argv,
+                   char *const *envp);
 int64_t task_clone(struct machine *m, struct task *t, uint64_t flags, uint64_t newsp,
                    uint64_t ptid, uint64_t ctid, uint64_t tls);
 void futex_wake(struct machine *m, struct guest_mm *mm, uint64_t addr, int n, uint32_t bitset,

@@ -108,6 +108,10 @@ void signal_queue(struct machine *m, struct task *t, struct process *p, const st
     if (!t) return;
   }
   p = t->proc;
+  if (t->host_pid) {   /* a host program stands in for this process */
+    kill(t->host_pid, sig_to_host(sig));
+    return;
+  }
   if (ignored(p, sig) && !(t->blocked & BIT(sig))) return;
   if (sig < 32 && (t->pending & BIT(sig))) return;   /* standard signals coalesce */
   if (t->nsigq == TASK_SIGQ) return;                /* queue full: dropped, as on overflow */

@@ -363,6 +363,8 @@ static int64_t sys_execve(ARGS)
     snprintf(full, sizeof full, "%s", path);
   }
   int64_t r = task_exec(m, t, full, argv, envp);
+  if (r == -ENOEXEC && access(full, X_OK) == 0)   /* a host program or script */
+    r = task_exec_host(m, t, full, argv, envp);
   free_strv(argv);
   free_strv(envp);
   return r ? r : SYS_NORET;

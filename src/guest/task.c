@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -390,6 +393,75 @@ int task_exec(struct machine *m, struct task *t, const char *path, char *const *
   return 0;
 }
 
+int task_exec_host(struct machine *m, struct task *t, const char *path, char *const *argv,
+                   char *const *envp)
+{
+  struct fdtable *f = t->proc->files;
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int s = 1; s <= GSIG_MAX; s++)
+    if (t->blocked & (1ull << (s - 1))) sigaddset(&mask, sig_to_host(s));
+  int maxfd = 0;
+  for (int i = 0; i < f->n; i++) if (f->host[i] > maxfd) maxfd = f->host[i];
+  if (f->n > maxfd) maxfd = f->n;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) return -errno;
+  if (pid == 0) {
+    /* Two steps so no guest fd lands on a host fd still to be moved. */
+    int moved[f->n];
+    for (int i = 0; i < f->n; i++) {
+      moved[i] = -1;
+      if (f->host[i] >= 0 && !f->cloexec[i]) moved[i] = fcntl(f->host[i], F_DUPFD, maxfd + 1);
+    }
+    for (int i = 0; i < f->n; i++) if (moved[i] >= 0) dup2(moved[i], i);
+    for (int i = 0; i < f->n; i++) if (moved[i] >= 0) close(moved[i]);
+    for (int s = 1; s < 32; s++) {
+      int hs = sig_to_host(s);
+      if (hs > 0 && hs != SIGKILL && hs != SIGSTOP)
+        signal(hs, t->proc->sighand->act[s].handler == 1 ? SIG_IGN : SIG_DFL);
+    }
+    sigprocmask(SIG_SETMASK, &mask, NULL);
+    if (fchdir(t->proc->cwd_fd)) _exit(127);
+    execve(path, argv, envp);
+    _exit(127);
+  }
+  t->host_pid = pid;
+  t->host_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  kill_other_threads(m, t);
+  fdt_close_on_exec(f);
+  release_vfork_parent(m, t->proc);
+  absolute(path, t->proc->exe, sizeof t->proc->exe);
+  t->wait_fd = t->host_pidfd;
+  t->wait_events = POLLIN;
+  task_block(t, t->host_pidfd >= 0 ? WAIT_FD : WAIT_TIME);
+  t->wait_deadline = t->host_pidfd >= 0 ? 0 : machine_now(m) + 1000000;
+  return 0;
+}
+
+/* A process standing for a host child: reap it, or keep waiting. */
+static void host_proxy(struct machine *m, struct task *t)
+{
+  int st;
+  pid_t r = waitpid(t->host_pid, &st, WNOHANG);
+  if (r == t->host_pid) {
+    if (t->host_pidfd >= 0) close(t->host_pidfd);
+    t->host_pid = 0;
+    int status = WIFSIGNALED(st) ? sig_from_host(WTERMSIG(st)) | (WCOREDUMP(st) ? 0x80 : 0)
+                                 : (WEXITSTATUS(st) << 8);
+    task_exit(m, t, status, true);
+    return;
+  }
+  if (t->host_pidfd >= 0) {
+    t->wait_fd = t->host_pidfd;
+    t->wait_events = POLLIN;
+    task_block(t, WAIT_FD);
+  } else {
+    t->wait_deadline = machine_now(m) + 1000000;   /* no pidfd: look again in 1 ms */
+    task_block(t, WAIT_TIME);
+  }
+}
+
 /* ---- clone, exit, wait ---- */
 
 int64_t task_clone(struct machine *m, struct task *t, uint64_t flags, uint64_t newsp,
@@ -657,6 +729,10 @@ int machine_run(struct machine *m)
       continue;
     }
     t = n;
+    if (t->host_pid) {
+      host_proxy(m, t);
+      continue;
+    }
     m->current = t;
     t->ctx.lock_valid = false;   /* a context switch breaks LL/SC reservations */
     signal_deliver(m, t);
