@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Guest programs against the qemu-alpha oracle. Every tests/guest/NAME.c is
+# built for Alpha as $BUILD/guest/NAME.dyn and NAME.static (programs tagged
+# "//@ isa" also as NAME.ev56.dyn and NAME.ev67.dyn), and each binary runs in a
+# fresh temporary directory under qemu-alpha and under "$PROFILEME run --".
+# Stdout and the exit status must match (stderr too for "//@ stderr").
+# One line per binary: "PASS guest/NAME.VARIANT" or "FAIL guest/...: why",
+# followed on failure by a few indented diff lines.
+#
+# Tags, one per line anywhere in NAME.c:
+#   //@ args: A "B C"   arguments (shell words) given to the program
+#   //@ isa             also build the -mcpu=ev56 and -mcpu=ev67 variants
+#   //@ exec            the program execs Alpha binaries: run qemu inside
+#                       tests/lib/qemu-oracle.pl's binfmt_misc namespace
+#   //@ stderr          compare stderr as well
+#   //@ status: N       expected exit status when NAME.expected is used
+# A file tests/guest/NAME.expected replaces the qemu oracle's stdout.
+#
+# Caches: binaries are rebuilt only when NAME.c is newer; qemu's output is
+# kept in NAME.VARIANT.qemu.{out,err,status} and rerun only when the key
+# (binary hash, arguments, qemu version) changes. Tests run GUEST_JOBS
+# (default 2) at a time; the output order is that of the sorted names.
+# Environment: BUILD, PROFILEME, GUEST_JOBS, GUEST_TIMEOUT (seconds allowed
+# to the emulator, default 60), GUEST_FILTER (a regex on NAME.VARIANT),
+# ALPHA_CC (default alpha-linux-gnu-gcc), QEMU_ALPHA (default qemu-alpha).
+set -u
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+PROFILEME=${PROFILEME:-$BUILD/profileme}
+case $PROFILEME in /*) ;; *) PROFILEME=$root/$PROFILEME ;; esac
+export BUILD PROFILEME
+CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
+QEMU=${QEMU_ALPHA:-qemu-alpha}
+out=$BUILD/guest
+src=$root/tests/guest
+oracle=$root/tests/lib/qemu-oracle.pl
+timeout_s=${GUEST_TIMEOUT:-60}
+# The fixed environment every guest program starts with.
+guest_env=(PATH=/usr/bin:/bin HOME=/home/guest LC_ALL=C)
+
+# Prints the value of tag $2 in source $1 (empty if absent); status 1 if absent.
+tag() {
+  local line
+  line=$(grep -m1 "^//@ $2\\b" "$1") || return 1
+  line=${line#"//@ $2"}
+  line=${line#:}
+  printf '%s' "${line# }"
+}
+
+# Builds the binary for test id $1 (NAME.VARIANT) if missing or older than its
+# source. Prints the compiler's first lines and returns 1 on failure.
+build() {
+  local id=$1 name=${1%%.*} variant=${1#*.}
+  local c=$src/$name.c bin=$out/$id flags=()
+  [ -x "$bin" ] && [ "$bin" -nt "$c" ] && return 0
+  case $variant in
+    dyn) ;;
+    static) flags=(-static -Wl,--no-relax) ;;
+    ev56.dyn) flags=(-mcpu=ev56) ;;
+    ev67.dyn) flags=(-mcpu=ev67) ;;
+  esac
+  if ! "$CC" -O2 "${flags[@]}" -o "$bin.tmp.$$" "$c" -lm -lpthread >"$bin.cc.log" 2>&1; then
+    rm -f "$bin.tmp.$$"
+    head -n 8 "$bin.cc.log"
+    return 1
+  fi
+  mv -f "$bin.tmp.$$" "$bin"
+}
+
+# Runs "$@" in a fresh temporary directory with the guest environment, stdin
+# from /dev/null, and writes $prefix.out, $prefix.err and $prefix.status.
+run_in_tmp() {
+  local prefix=$1; shift
+  local dir rc
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/guest.XXXXXX")
+  # The braces send bash's own "Aborted" report of a killed child to /dev/null.
+  { (cd "$dir" && ulimit -c 0 && exec env -i "${guest_env[@]}" "$@" </dev/null \
+       >"$prefix.out" 2>"$prefix.err"); } 2>/dev/null
+  rc=$?
+  echo "$rc" >"$prefix.status"
+  chmod -R u+rwx "$dir" 2>/dev/null
+  rm -rf "$dir"
+}
+
+# Fills the qemu cache for test id $1 unless its key is unchanged.
+oracle_run() {
+  local id=$1 name=${1%%.*} bin=$out/$1 key mode=()
+  tag "$src/$name.c" exec >/dev/null && mode=(--binfmt)
+  key="$(sha256sum <"$bin") ${mode[*]} $QEMU_VERSION $(tag "$src/$name.c" args)"
+  if [ -f "$bin.qemu.key" ] && [ "$(cat "$bin.qemu.key")" = "$key" ] &&
+     [ -f "$bin.qemu.status" ]; then
+    return 0
+  fi
+  rm -f "$bin.qemu.key"
+  eval "local args=($(tag "$src/$name.c" args))"
+  run_in_tmp "$bin.qemu" timeout -k 5 30 "$oracle" "${mode[@]}" "$bin" "${args[@]}"
+  printf '%s' "$key" >"$bin.qemu.key"
+}
+
+# Prints the first lines of a diff of expected file $1 against actual $2.
+show_diff() {
+  diff "$1" "$2" | head -n 12 | sed 's/^/    /'
+}
+
+# Builds and runs one test id; prints its PASS/FAIL line (and details).
+one() {
+  local id=$1 name=${1%%.*} bin=$out/$1 c=$src/${1%%.*}.c
+  local msg
+  if ! msg=$(build "$id"); then
+    echo "FAIL guest/$id: does not compile"
+    printf '%s\n' "$msg" | sed 's/^/    /'
+    return
+  fi
+  if [ ! -x "$PROFILEME" ]; then
+    echo "FAIL guest/$id: emulator $PROFILEME not found (run make first)"
+    return
+  fi
+  local exp_out exp_status oracle_name=qemu-alpha
+  if [ -f "$src/$name.expected" ]; then
+    oracle_name=$name.expected
+    exp_out=$src/$name.expected
+    exp_status=$(tag "$c" status) || exp_status=0
+  else
+    oracle_run "$id"
+    exp_out=$bin.qemu.out
+    exp_status=$(cat "$bin.qemu.status")
+    if [ "$exp_status" = 125 ] || [ "$exp_status" = 124 ]; then
+      echo "FAIL guest/$id: the qemu oracle failed (status $exp_status): $(head -c 300 "$bin.qemu.err")"
+      rm -f "$bin.qemu.key"
+      return
+    fi
+  fi
+  eval "local args=($(tag "$c" args))"
+  run_in_tmp "$bin.pm" timeout -k 5 "$timeout_s" "$PROFILEME" run -- "$bin" "${args[@]}"
+  local st
+  st=$(cat "$bin.pm.status")
+  if [ "$st" = 124 ] && [ "$exp_status" != 124 ]; then
+    echo "FAIL guest/$id: timed out after $timeout_s s"
+    head -n 5 "$bin.pm.err" | sed 's/^/    stderr: /'
+  elif ! cmp -s "$exp_out" "$bin.pm.out"; then
+    echo "FAIL guest/$id: stdout differs from $oracle_name (exit status $st, expected $exp_status)"
+    show_diff "$exp_out" "$bin.pm.out"
+    head -n 3 "$bin.pm.err" | sed 's/^/    stderr: /'
+  elif [ "$st" != "$exp_status" ]; then
+    echo "FAIL guest/$id: exit status $st, expected $exp_status"
+    head -n 5 "$bin.pm.err" | sed 's/^/    stderr: /'
+  elif tag "$c" stderr >/dev/null && ! cmp -s "$bin.qemu.err" "$bin.pm.err"; then
+    echo "FAIL guest/$id: stderr differs"
+    show_diff "$bin.qemu.err" "$bin.pm.err"
+  else
+    echo "PASS guest/$id"
+  fi
+}
+
+if [ "${1:-}" = --one ]; then
+  one "$2" >"$out/results/$2.res" 2>&1
+  exit 0
+fi
+
+if ! command -v "$CC" >/dev/null; then
+  echo "FAIL guest: $CC not found (install gcc-alpha-linux-gnu)"
+  exit 1
+fi
+if ! command -v "$QEMU" >/dev/null; then
+  echo "FAIL guest: $QEMU not found (install qemu-user)"
+  exit 1
+fi
+QEMU_VERSION=$("$QEMU" --version | head -n 1)
+export QEMU_VERSION
+mkdir -p "$out/results"
+rm -f "$out"/results/*.res
+
+ids=()
+for c in "$src"/*.c; do
+  name=$(basename "$c" .c)
+  ids+=("$name.dyn" "$name.static")
+  if tag "$c" isa >/dev/null; then
+    ids+=("$name.ev56.dyn" "$name.ev67.dyn")
+  fi
+done
+if [ -n "${GUEST_FILTER:-}" ]; then
+  kept=()
+  for id in "${ids[@]}"; do
+    [[ $id =~ $GUEST_FILTER ]] && kept+=("$id")
+  done
+  ids=("${kept[@]}")
+fi
+[ ! -x "$PROFILEME" ] && echo "note: $PROFILEME does not exist, so every guest check fails"
+
+start=$SECONDS
+printf '%s\n' "${ids[@]}" | xargs -P "${GUEST_JOBS:-2}" -I{} bash "$self" --one {}
+for id in "${ids[@]}"; do
+  if [ -f "$out/results/$id.res" ]; then
+    cat "$out/results/$id.res"
+  else
+    echo "FAIL guest/$id: the runner produced no result"
+  fi
+done
+echo "guest: ${#ids[@]} binaries in $((SECONDS - start)) s"
