@@ -63,6 +63,7 @@ struct uarch_insn {
   bool taken;                    /* conditional branch direction */
   bool unaligned;                /* the access takes the unaligned trap + fix-up */
   bool kernel;                   /* executed in kernel mode (modelled kernel code) */
+  unsigned asn;                  /* address-space number (the process) for TLBs */
 };
 
 /* Trap types as I_STAT[TRAP_TYPE] encodes them (HRM Table 5-12). */
