@@ -40,6 +40,7 @@ oracle=$root/tests/lib/qemu-oracle.pl
 timeout_s=${GUEST_TIMEOUT:-60}
 # The fixed environment every guest program starts with.
 guest_env=(PATH=/usr/bin:/bin HOME=/home/guest LC_ALL=C)
+. "$root/tests/lib/runner.bash"
 
 # Prints the value of tag $2 in source $1 (empty if absent); status 1 if absent.
 tag() {
@@ -70,21 +71,6 @@ build() {
   mv -f "$bin.tmp.$$" "$bin"
 }
 
-# Runs "$@" in a fresh temporary directory with the guest environment, stdin
-# from /dev/null, and writes $prefix.out, $prefix.err and $prefix.status.
-run_in_tmp() {
-  local prefix=$1; shift
-  local dir rc
-  dir=$(mktemp -d "${TMPDIR:-/tmp}/guest.XXXXXX")
-  # The braces send bash's own "Aborted" report of a killed child to /dev/null.
-  { (cd "$dir" && ulimit -c 0 && exec env -i "${guest_env[@]}" "$@" </dev/null \
-       >"$prefix.out" 2>"$prefix.err"); } 2>/dev/null
-  rc=$?
-  echo "$rc" >"$prefix.status"
-  chmod -R u+rwx "$dir" 2>/dev/null
-  rm -rf "$dir"
-}
-
 # Fills the qemu cache for test id $1 unless its key is unchanged.
 oracle_run() {
   local id=$1 name=${1%%.*} bin=$out/$1 key mode=()
@@ -98,11 +84,6 @@ oracle_run() {
   eval "local args=($(tag "$src/$name.c" args))"
   run_in_tmp "$bin.qemu" timeout -k 5 30 "$oracle" "${mode[@]}" "$bin" "${args[@]}"
   printf '%s' "$key" >"$bin.qemu.key"
-}
-
-# Prints the first lines of a diff of expected file $1 against actual $2.
-show_diff() {
-  diff "$1" "$2" | head -n 12 | sed 's/^/    /'
 }
 
 # Builds and runs one test id; prints its PASS/FAIL line (and details).
@@ -139,14 +120,14 @@ one() {
   st=$(cat "$bin.pm.status")
   if [ "$st" = 124 ] && [ "$exp_status" != 124 ]; then
     echo "FAIL guest/$id: timed out after $timeout_s s"
-    head -n 5 "$bin.pm.err" | sed 's/^/    stderr: /'
+    show_stderr "$bin.pm.err" 5
   elif ! cmp -s "$exp_out" "$bin.pm.out"; then
     echo "FAIL guest/$id: stdout differs from $oracle_name (exit status $st, expected $exp_status)"
     show_diff "$exp_out" "$bin.pm.out"
-    head -n 3 "$bin.pm.err" | sed 's/^/    stderr: /'
+    show_stderr "$bin.pm.err"
   elif [ "$st" != "$exp_status" ]; then
     echo "FAIL guest/$id: exit status $st, expected $exp_status"
-    head -n 5 "$bin.pm.err" | sed 's/^/    stderr: /'
+    show_stderr "$bin.pm.err" 5
   elif tag "$c" stderr >/dev/null && ! cmp -s "$bin.qemu.err" "$bin.pm.err"; then
     echo "FAIL guest/$id: stderr differs"
     show_diff "$bin.qemu.err" "$bin.pm.err"
@@ -170,8 +151,7 @@ if ! command -v "$QEMU" >/dev/null; then
 fi
 QEMU_VERSION=$("$QEMU" --version | head -n 1)
 export QEMU_VERSION
-mkdir -p "$out/results"
-rm -f "$out"/results/*.res
+mkdir -p "$out"
 
 ids=()
 for c in "$src"/*.c; do
@@ -191,12 +171,5 @@ fi
 [ ! -x "$PROFILEME" ] && echo "note: $PROFILEME does not exist, so every guest check fails"
 
 start=$SECONDS
-printf '%s\n' "${ids[@]}" | xargs -P "${GUEST_JOBS:-2}" -I{} bash "$self" --one {}
-for id in "${ids[@]}"; do
-  if [ -f "$out/results/$id.res" ]; then
-    cat "$out/results/$id.res"
-  else
-    echo "FAIL guest/$id: the runner produced no result"
-  fi
-done
+printf '%s\n' "${ids[@]}" | run_jobs "$self" "$out/results" "${GUEST_JOBS:-2}" guest
 echo "guest: ${#ids[@]} binaries in $((SECONDS - start)) s"

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Real programs built from Debian source packages (tests/realprogs/build.sh):
+# lua 5.4 runs every tests/realprogs/*.lua script, and bzip2 compresses a
+# generated 1 MiB file at -9 and -1 and decompresses qemu's result, each as
+# a dynamic and a static binary, under qemu-alpha (the oracle, cached) and
+# under "$PROFILEME run --". Stdout (the compressed bytes for bzip2) and the
+# exit status must match qemu's; decompression must give back the input.
+# Checks: realprogs/lua.VARIANT/SCRIPT.lua, realprogs/bzip2.VARIANT/compress-N
+# and realprogs/bzip2.VARIANT/decompress-N.
+# Environment: BUILD, PROFILEME, REALPROGS_JOBS (default 2),
+# REALPROGS_TIMEOUT (seconds allowed to the emulator per run, default 300).
+set -u
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+PROFILEME=${PROFILEME:-$BUILD/profileme}
+case $PROFILEME in /*) ;; *) PROFILEME=$root/$PROFILEME ;; esac
+export BUILD PROFILEME
+QEMU=${QEMU_ALPHA:-qemu-alpha}
+out=$BUILD/realprogs
+work=$out/runs
+oracle=$root/tests/lib/qemu-oracle.pl
+timeout_s=${REALPROGS_TIMEOUT:-300}
+guest_env=(PATH=/usr/bin:/bin HOME=/home/guest LC_ALL=C)
+. "$root/tests/lib/runner.bash"
+input=$out/input.dat
+
+# Runs the oracle for run $1 (a file prefix) on binary $2 with arguments
+# $3..., unless the cached output's key (binary, arguments, input files'
+# hashes) is unchanged.
+oracle_run() {
+  local prefix=$1 bin=$2; shift 2
+  local key arg
+  key="$(sha256sum <"$bin") $QEMU_VERSION"
+  for arg in "$@"; do
+    key+=" $arg"
+    [ -f "$arg" ] && key+=" $(sha256sum <"$arg")"
+  done
+  if [ -f "$prefix.qemu.key" ] && [ "$(cat "$prefix.qemu.key")" = "$key" ] &&
+     [ -f "$prefix.qemu.status" ]; then
+    return 0
+  fi
+  rm -f "$prefix.qemu.key"
+  run_in_tmp "$prefix.qemu" timeout -k 5 120 "$oracle" "$bin" "$@"
+  [ "$(cat "$prefix.qemu.status")" = 0 ] && printf '%s' "$key" >"$prefix.qemu.key"
+}
+
+# Runs binary $2 with arguments $3... under the emulator as run $1; compares
+# with the oracle and prints the check's PASS/FAIL line (name $check).
+compare_run() {
+  local prefix=$1 bin=$2; shift 2
+  local st exp
+  exp=$(cat "$prefix.qemu.status")
+  if [ "$exp" != 0 ]; then
+    echo "FAIL $check: qemu failed (status $exp)"
+    show_stderr "$prefix.qemu.err"
+    return 1
+  fi
+  run_in_tmp "$prefix.pm" timeout -k 5 "$timeout_s" "$PROFILEME" run -- "$bin" "$@"
+  st=$(cat "$prefix.pm.status")
+  if [ "$st" = 124 ]; then
+    echo "FAIL $check: timed out after $timeout_s s"
+    show_stderr "$prefix.pm.err"
+  elif ! cmp -s "$prefix.qemu.out" "$prefix.pm.out"; then
+    echo "FAIL $check: output differs from qemu-alpha (exit status $st)"
+    show_diff "$prefix.qemu.out" "$prefix.pm.out"
+    show_stderr "$prefix.pm.err"
+  elif [ "$st" != "$exp" ]; then
+    echo "FAIL $check: exit status $st, expected $exp"
+    show_stderr "$prefix.pm.err"
+  else
+    return 0
+  fi
+  return 1
+}
+
+# Runs one item: PROG.VARIANT:WHAT, where WHAT is a lua script name or a
+# bzip2 level.
+one() {
+  local prog=${1%%:*} what=${1#*:}
+  local bin=$out/$prog
+  local prefix=$work/$prog.$what
+  if [ "${prog%%.*}" = lua ]; then
+    check=realprogs/$prog/$what
+    [ -x "$PROFILEME" ] || { echo "FAIL $check: emulator $PROFILEME not found (run make first)"; return; }
+    local script=$root/tests/realprogs/$what
+    oracle_run "$prefix" "$bin" "$script"
+    compare_run "$prefix" "$bin" "$script" && echo "PASS $check"
+    return
+  fi
+  local level=$what
+  check=realprogs/$prog/compress-$level
+  if [ ! -x "$PROFILEME" ]; then
+    echo "FAIL $check: emulator $PROFILEME not found (run make first)"
+    echo "FAIL realprogs/$prog/decompress-$level: emulator $PROFILEME not found (run make first)"
+    return
+  fi
+  oracle_run "$prefix.c" "$bin" "-$level" -c "$input"
+  # A second opinion on the oracle: the host's bzip2 1.0.8 writes the same bytes.
+  if command -v bzip2 >/dev/null && ! bzip2 "-$level" -c "$input" | cmp -s - "$prefix.c.qemu.out"; then
+    echo "note: qemu's $prog -$level output differs from the host bzip2's"
+  fi
+  compare_run "$prefix.c" "$bin" "-$level" -c "$input" && echo "PASS $check"
+  check=realprogs/$prog/decompress-$level
+  if [ "$(cat "$prefix.c.qemu.status")" != 0 ]; then
+    echo "FAIL $check: no compressed file from qemu to decompress"
+    return
+  fi
+  # Decompress qemu's compressed bytes, so this check stands on its own.
+  cp -f "$prefix.c.qemu.out" "$prefix.bz2"
+  oracle_run "$prefix.d" "$bin" -d -c "$prefix.bz2"
+  if ! cmp -s "$prefix.d.qemu.out" "$input"; then
+    echo "FAIL $check: qemu's own round trip does not give back the input"
+    return
+  fi
+  compare_run "$prefix.d" "$bin" -d -c "$prefix.bz2" && echo "PASS $check"
+}
+
+# Writes the 1 MiB bzip2 input: text lines, counters and pseudo-random
+# bytes, so that both the sorting and the Huffman stages have work to do.
+make_input() {
+  perl -e '
+    my $x = 12345; my $s = "";
+    sub rnd { $x = ($x * 1103515245 + 12345) % 2147483648; return $x >> 8; }
+    my @w = qw(alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu);
+    while (length($s) < 1048576) {
+      my $r = rnd() % 10;
+      if ($r < 5) { $s .= join(" ", map { $w[rnd() % @w] } 1 .. 8) . "\n"; }
+      elsif ($r < 8) { $s .= sprintf("%08d,%d,%x\n", length($s), rnd() % 1000, rnd()); }
+      else { $s .= pack("C*", map { rnd() % 256 } 1 .. 64); }
+    }
+    print substr($s, 0, 1048576);
+  ' >"$input.tmp" && mv -f "$input.tmp" "$input"
+}
+
+if [ "${1:-}" = --one ]; then
+  one "$2" >"$work/results/$2.res" 2>&1
+  exit 0
+fi
+
+if ! command -v "$QEMU" >/dev/null; then
+  echo "FAIL realprogs: $QEMU not found (install qemu-user)"
+  exit 1
+fi
+QEMU_VERSION=$("$QEMU" --version | head -n 1)
+export QEMU_VERSION
+if ! log=$(bash "$root/tests/realprogs/build.sh" 2>&1); then
+  echo "FAIL realprogs/build: building lua and bzip2 failed"
+  printf '%s\n' "$log" | tail -n 15 | sed 's/^/    /'
+  exit 1
+fi
+mkdir -p "$work"
+[ -f "$input" ] || make_input
+[ ! -x "$PROFILEME" ] && echo "note: $PROFILEME does not exist, so every realprogs check fails"
+
+items=()
+for v in dyn static; do
+  for s in "$root"/tests/realprogs/*.lua; do
+    items+=("lua.$v:${s##*/}")
+  done
+  items+=("bzip2.$v:9" "bzip2.$v:1")
+done
+start=$SECONDS
+printf '%s\n' "${items[@]}" | run_jobs "$self" "$work/results" "${REALPROGS_JOBS:-2}" realprogs
+echo "realprogs: ${#items[@]} runs in $((SECONDS - start)) s"
