@@ -39,6 +39,7 @@ const struct ev67_config ev67_default_config = {
   .mem_latency = 130,          /* ours: system dependent (HRM silent) */
   .itb_entries = 128, .dtb_entries = 128,  /* HRM 2.1.1.3, 2.1.6.4 */
   .tb_fill_cycles = 30,        /* ours: PALcode TB fill */
+  .maf_entries = 8,            /* HRM 2.1.6.3 */
   .pen_branch = 7, .pen_jump = 8,          /* HRM Table 2-1 */
   .pen_mbox_order = 14, .pen_mbox_other = 13, .pen_dtb_miss = 13, .pen_itb_miss = 7,
   .pen_int_arith = 12, .pen_fp_arith = 13,

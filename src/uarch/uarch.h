@@ -45,6 +45,7 @@ struct ev67_config {
   unsigned mem_latency;          /* on a B-cache miss: system dependent, our choice */
   unsigned itb_entries, dtb_entries;   /* 128 each, fully associative, round robin */
   unsigned tb_fill_cycles;       /* PALcode TB-fill cost (our choice from traps.c paths) */
+  unsigned maf_entries;          /* 8 outstanding Icache/Dcache fills (miss address file) */
   /* abort penalties (HRM Table 2-1) */
   unsigned pen_branch, pen_jump, pen_mbox_order, pen_mbox_other, pen_dtb_miss, pen_itb_miss,
            pen_int_arith, pen_fp_arith;
