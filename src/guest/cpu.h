@@ -8,6 +8,20 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "guest/mem.h"
+#include "isa/isa.h"
+
+/* What the functional core knows about an instruction before it commits. */
+struct uarch_insn {
+  uint64_t pc;
+  const struct axp_insn *d;      /* decoded instruction */
+  uint64_t ea;                   /* effective address of a load or store */
+  uint64_t next_pc;              /* the architecturally next PC */
+  bool taken;                    /* conditional branch direction */
+  bool unaligned;                /* the access takes the unaligned trap + fix-up */
+  bool kernel;                   /* executed in kernel mode (modelled kernel code) */
+  unsigned asn;                  /* address-space number (the process) for TLBs */
+};
+
 
 struct axp_ctx {
   uint64_t r[33];      /* integer registers; [32] is the $31 write sink */
@@ -26,6 +40,15 @@ enum axp_stop {
   AXP_STOP_BUDGET,     /* instruction budget used up; pc = next instruction */
   AXP_STOP_CALLSYS,    /* call_pal callsys; pc = the instruction after it */
   AXP_STOP_TRAP,       /* an exception; cpu->trap says which, pc as Linux sets it */
+  AXP_STOP_INTERRUPT,  /* the timing hook asked for an interrupt before pc */
+};
+
+/* The timing side of a CPU, installed by whoever composes a timed machine (the
+ * guest layer knows nothing of the timing model). `before` runs for every
+ * instruction before it commits; it returns true to take an interrupt first. */
+struct cpu_timing {
+  bool (*before)(void *ctx, const struct uarch_insn *ui);
+  void *ctx;
 };
 
 /* A synchronous exception as the kernel would turn it into a signal. Signal
@@ -55,6 +78,8 @@ struct cpu {
   struct axp_trap trap;        /* valid after AXP_STOP_TRAP */
   uint64_t (*rpcc)(void *ctx); /* cycle counter source for rpcc, and its ctx */
   void *rpcc_ctx;
+  const struct cpu_timing *timing;   /* NULL: functional only */
+  unsigned asn;                /* address-space number of the running task */
   /* Fetch cache: the last code page entered. */
   struct guest_mm *fc_mm;
   uint64_t fc_gen, fc_page;
@@ -67,6 +92,15 @@ struct cpu {
 
 /* Runs ctx in mm for at most budget instructions. Returns an enum axp_stop. */
 int axp_run(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64_t budget);
+
+/* The same with the timing hook called before every instruction (cpu->timing
+ * must be set). */
+int axp_run_timed(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64_t budget);
+
+/* Returns the decoded instruction at pc for a speculative (wrong-path) fetch,
+ * decoding it if needed, or NULL when pc is not executable. The pointer stays
+ * valid until the page's code is reset or unmapped. */
+const struct axp_insn *axp_fetch_decoded(struct cpu *cpu, struct guest_mm *mm, uint64_t pc);
 
 /* Installs the executor's code-cache hooks in a new address space. */
 void axp_mm_init(struct guest_mm *mm);

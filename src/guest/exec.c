@@ -257,337 +257,94 @@ static inline bool f_lt(uint64_t f) { return (f >> 63) && !f_zero(f); }
 
 #define SIGN 0x8000000000000000ull
 
-int axp_run(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64_t budget)
+/* Decodes slot `in` of page `code` in place. */
+static void predecode_slot(struct guest_code *code, const struct axp_insn *in)
 {
-  static const void *const labels[XID_COUNT] = {
-    [AXP_INVALID] = &&L_UNDECODED,
-  /* VAX rows decode for the disassembler only; predecode makes them illegal. */
-#define LBL_BASE(id) &&L_##id
-#define LBL_BWX(id) &&L_##id
-#define LBL_FIX(id) &&L_##id
-#define LBL_CIX(id) &&L_##id
-#define LBL_MVI(id) &&L_##id
-#define LBL_VAX(id) &&L_ILLEGAL
-#define X(id, mn, op, fn, fm, fmt, sub, cls) [AXP_##id] = LBL_##sub(id),
-#include "isa/alpha.def"
-#undef X
-    [XID_PAGE_END] = &&L_PAGE_END,
-    [XID_ILLEGAL] = &&L_ILLEGAL,
-    [XID_NOP] = &&L_NOP,
-  };
-  uint64_t *r = c->r, *f = c->f;
-  uint64_t left = budget, npc = c->pc, page;
-  struct guest_code *code;
-  const struct axp_insn *in;
-  int stop;
-
-#define PC() (page + ((uint64_t)(in - code->in) << 2))
-#define DISPATCH() do { \
-    if (__builtin_expect(left == 0, 0)) goto stop_budget; \
-    left--; goto *labels[in->id]; } while (0)
-#define NEXT() do { in++; DISPATCH(); } while (0)
-#define JUMP(target) do { uint64_t t_ = (target); \
-    if ((t_ & ~GUEST_PAGE_MASK) == page) { \
-      in = code->in + ((t_ & GUEST_PAGE_MASK) >> 2); DISPATCH(); } \
-    npc = t_; goto new_page; } while (0)
-#define RA r[in->ra]
-#define RC r[in->rc]
-#define RBV (in->flags & AXP_F_LIT ? (uint64_t)(uint32_t)in->imm : r[in->rb])
-#define EA (r[in->rb] + (uint64_t)(int64_t)in->imm)
-#define OP(expr) do { RC = (expr); NEXT(); } while (0)
-#define TRAP_HERE() do { npc = PC(); goto stop_trap; } while (0)
-#define TRAP_AFTER() do { npc = PC() + 4; goto stop_trap; } while (0)
-  /* Loads and stores: TLB hit inline, else the slow path (which may skip the
-   * instruction under UAC_NOFIX or raise a trap). */
-#define LOAD(size, type, locked, assign) do { \
-    uint64_t a_ = EA; type v_; \
-    const uint8_t *h_ = mm_tlb_read(mm, a_, size); \
-    if (__builtin_expect(h_ != NULL, 1)) memcpy(&v_, h_, size); \
-    else { int s_ = slow_load(cpu, c, mm, a_, size, PC(), locked, &v_); \
-      if (s_ < 0) { TRAP_HERE(); } else if (s_ > 0) { NEXT(); } } \
-    assign; NEXT(); } while (0)
-#define STORE(size, type, locked, value) do { \
-    uint64_t a_ = EA; type v_ = (type)(value); \
-    uint8_t *h_ = mm_tlb_write(mm, a_, size); \
-    if (__builtin_expect(h_ != NULL, 1)) memcpy(h_, &v_, size); \
-    else { int s_ = slow_store(cpu, c, mm, a_, size, PC(), locked, &v_); \
-      if (s_ < 0) TRAP_HERE(); } } while (0)
-
-new_page:
-  page = npc & ~GUEST_PAGE_MASK;
-  code = code_for(cpu, mm, npc);
-  if (!code) {
-    /* Instruction fetch from a page that is not executable: SIGSEGV at pc. */
-    set_trap(cpu, GSIG_SEGV, mm_page(mm, npc) ? SEGV_ACCERR : SEGV_MAPERR, npc, 0);
-    stop = AXP_STOP_TRAP;
-    goto out;
-  }
-  in = code->in + ((npc & GUEST_PAGE_MASK) >> 2);
-  DISPATCH();
-
-L_UNDECODED:
-  if (!(in->flags & DECODED)) {
-    uint32_t w;
-    memcpy(&w, code->host + ((uint64_t)(in - code->in) << 2), 4);
-    predecode((struct axp_insn *)in, w);
-    goto *labels[in->id];
-  }
-  /* fall through: cannot happen (decoded slots never keep id 0) */
-L_ILLEGAL:
-  set_trap(cpu, GSIG_ILL, ILL_ILLOPC, PC() + 4, 0);   /* regs->pc is past it (traps.c) */
-  TRAP_AFTER();
-L_PAGE_END:
-  left++;   /* the sentinel is not an instruction */
-  npc = page + GUEST_PAGE_SIZE;
-  goto new_page;
-L_NOP: NEXT();
-
-  /* ---- PALcode ---- */
-L_CALL_PAL:
-  switch (in->imm) {
-  case AXP_PAL_CALLSYS: npc = PC() + 4; stop = AXP_STOP_CALLSYS; goto out;
-  case AXP_PAL_RDUNIQ: r[0] = c->unique; NEXT();
-  case AXP_PAL_WRUNIQ: c->unique = r[16]; NEXT();
-  case AXP_PAL_IMB: mm_code_flush(mm); NEXT();
-  case AXP_PAL_CLRFEN: NEXT();
-  case AXP_PAL_BPT: set_trap(cpu, GSIG_TRAP, TRAP_BRKPT, PC() + 4, 0); TRAP_AFTER();
-  case AXP_PAL_BUGCHK: set_trap(cpu, GSIG_TRAP, TRAP_UNK, PC() + 4, 0); TRAP_AFTER();
-  case AXP_PAL_GENTRAP: gentrap(cpu, (int64_t)r[16], PC() + 4); TRAP_AFTER();
-  default: goto L_ILLEGAL;
-  }
-
-  /* ---- memory format ---- */
-L_LDA: RA = EA; NEXT();
-L_LDAH: RA = EA; NEXT();
-L_LDBU: LOAD(1, uint8_t, false, RA = v_);
-L_LDWU: LOAD(2, uint16_t, false, RA = v_);
-L_LDL: LOAD(4, int32_t, false, RA = (uint64_t)(int64_t)v_);
-L_LDQ: LOAD(8, uint64_t, false, RA = v_);
-L_LDQ_U: {
-    uint64_t a = EA & ~7ull; uint64_t v;
-    const uint8_t *h = mm_tlb_read(mm, a, 8);
-    if (h) memcpy(&v, h, 8);
-    else if (mm_read(mm, a, &v, 8, true)) { data_fault(cpu, mm, a); TRAP_HERE(); }
-    RA = v; NEXT();
-  }
-L_LDL_L: {
-    uint64_t a = EA;
-    c->lock_addr = a; c->lock_valid = true;
-    LOAD(4, int32_t, true, RA = (uint64_t)(int64_t)v_);
-  }
-L_LDQ_L: {
-    uint64_t a = EA;
-    c->lock_addr = a; c->lock_valid = true;
-    LOAD(8, uint64_t, true, RA = v_);
-  }
-L_STB: STORE(1, uint8_t, false, RA); NEXT();
-L_STW: STORE(2, uint16_t, false, RA); NEXT();
-L_STL: STORE(4, uint32_t, false, RA); NEXT();
-L_STQ: STORE(8, uint64_t, false, RA); NEXT();
-L_STQ_U: {
-    uint64_t a = EA & ~7ull, v = RA;
-    uint8_t *h = mm_tlb_write(mm, a, 8);
-    if (h) memcpy(h, &v, 8);
-    else if (slow_store(cpu, c, mm, a, 8, PC(), false, &v) < 0) TRAP_HERE();
-    NEXT();
-  }
-L_STL_C: L_STQ_C: {
-    unsigned size = in->id == AXP_STL_C ? 4 : 8;
-    uint64_t a = EA;
-    if (a & (size - 1)) { set_trap(cpu, GSIG_BUS, BUS_ADRALN, a, 0); TRAP_HERE(); }
-    bool ok = c->lock_valid && (c->lock_addr & ~15ull) == (a & ~15ull);
-    c->lock_valid = false;
-    if (ok) {
-      if (size == 4) STORE(4, uint32_t, true, RA);
-      else STORE(8, uint64_t, true, RA);
-    }
-    if (in->ra != 31) RA = ok;
-    NEXT();
-  }
-L_LDS: LOAD(4, uint32_t, false, f[in->ra] = axp_fp_lds(v_));
-L_LDT: LOAD(8, uint64_t, false, f[in->ra] = v_);
-L_STS: STORE(4, uint32_t, false, axp_fp_sts(f[in->ra])); NEXT();
-L_STT: STORE(8, uint64_t, false, f[in->ra]); NEXT();
-
-  /* ---- branches ---- */
-L_BR: L_BSR: { uint64_t n = PC() + 4; RA = n; JUMP(n + (uint64_t)(int64_t)in->imm); }
-#define BCOND(cond) do { if (cond) JUMP(PC() + 4 + (uint64_t)(int64_t)in->imm); NEXT(); } while (0)
-L_BEQ: BCOND(RA == 0);
-L_BNE: BCOND(RA != 0);
-L_BLT: BCOND((int64_t)RA < 0);
-L_BLE: BCOND((int64_t)RA <= 0);
-L_BGT: BCOND((int64_t)RA > 0);
-L_BGE: BCOND((int64_t)RA >= 0);
-L_BLBC: BCOND(!(RA & 1));
-L_BLBS: BCOND(RA & 1);
-L_FBEQ: BCOND(f_zero(f[in->ra]));
-L_FBNE: BCOND(!f_zero(f[in->ra]));
-L_FBLT: BCOND(f_lt(f[in->ra]));
-L_FBGE: BCOND(!f_lt(f[in->ra]));
-L_FBLE: BCOND(f_lt(f[in->ra]) || f_zero(f[in->ra]));
-L_FBGT: BCOND(!f_lt(f[in->ra]) && !f_zero(f[in->ra]));
-L_JMP: L_JSR: L_RET: L_JSR_COROUTINE: {
-    uint64_t t = r[in->rb] & ~3ull;
-    RA = PC() + 4;
-    JUMP(t);
-  }
-
-  /* ---- memory-function ---- */
-L_TRAPB: L_EXCB: L_MB: L_WMB: L_FETCH: L_FETCH_M: L_ECB: L_WH64: L_WH64EN: NEXT();
-L_RPCC: RA = cpu->rpcc ? cpu->rpcc(cpu->rpcc_ctx) : ((cpu->icount + (budget - left)) & 0xFFFFFFFFull); NEXT();
-L_RC: L_RS: goto L_ILLEGAL;   /* VAX compatibility, not in the EV6 user ISA */
-
-  /* ---- integer arithmetic ---- */
-L_ADDL: OP(axp_sext32(RA + RBV));
-L_S4ADDL: OP(axp_sext32((RA << 2) + RBV));
-L_S8ADDL: OP(axp_sext32((RA << 3) + RBV));
-L_SUBL: OP(axp_sext32(RA - RBV));
-L_S4SUBL: OP(axp_sext32((RA << 2) - RBV));
-L_S8SUBL: OP(axp_sext32((RA << 3) - RBV));
-L_ADDQ: OP(RA + RBV);
-L_S4ADDQ: OP((RA << 2) + RBV);
-L_S8ADDQ: OP((RA << 3) + RBV);
-L_SUBQ: OP(RA - RBV);
-L_S4SUBQ: OP((RA << 2) - RBV);
-L_S8SUBQ: OP((RA << 3) - RBV);
-L_CMPEQ: OP(RA == RBV);
-L_CMPLT: OP((int64_t)RA < (int64_t)RBV);
-L_CMPLE: OP((int64_t)RA <= (int64_t)RBV);
-L_CMPULT: OP(RA < RBV);
-L_CMPULE: OP(RA <= RBV);
-L_CMPBGE: OP(axp_cmpbge(RA, RBV));
-  /* /V forms write the result, then take an arithmetic trap (do_entArith). */
-#define OVF(expr_ok, result) do { uint64_t res_ = (result); bool ok_ = (expr_ok); RC = res_; \
-    if (!ok_) { set_trap(cpu, GSIG_FPE, AXP_FPE_FLTINV, PC() + 4, 0); TRAP_AFTER(); } NEXT(); } while (0)
-L_ADDL_V: { int64_t s = (int64_t)(int32_t)RA + (int64_t)(int32_t)RBV; OVF(s == (int32_t)s, axp_sext32((uint64_t)s)); }
-L_SUBL_V: { int64_t s = (int64_t)(int32_t)RA - (int64_t)(int32_t)RBV; OVF(s == (int32_t)s, axp_sext32((uint64_t)s)); }
-L_ADDQ_V: { int64_t s; bool o = __builtin_add_overflow((int64_t)RA, (int64_t)RBV, &s); OVF(!o, (uint64_t)s); }
-L_SUBQ_V: { int64_t s; bool o = __builtin_sub_overflow((int64_t)RA, (int64_t)RBV, &s); OVF(!o, (uint64_t)s); }
-L_MULL: OP(axp_sext32((uint64_t)((uint32_t)RA * (uint32_t)RBV)));
-L_MULQ: OP(RA * RBV);
-L_UMULH: OP((uint64_t)(((unsigned __int128)RA * RBV) >> 64));
-L_MULL_V: { int64_t s = (int64_t)(int32_t)RA * (int64_t)(int32_t)RBV; OVF(s == (int32_t)s, axp_sext32((uint64_t)s)); }
-L_MULQ_V: { int64_t s; bool o = __builtin_mul_overflow((int64_t)RA, (int64_t)RBV, &s); OVF(!o, (uint64_t)s); }
-
-  /* ---- logical, conditional move ---- */
-L_AND: OP(RA & RBV);
-L_BIC: OP(RA & ~RBV);
-L_BIS: OP(RA | RBV);
-L_ORNOT: OP(RA | ~RBV);
-L_XOR: OP(RA ^ RBV);
-L_EQV: OP(RA ^ ~RBV);
-#define CMOV(cond) do { if (cond) RC = RBV; NEXT(); } while (0)
-L_CMOVEQ: CMOV(RA == 0);
-L_CMOVNE: CMOV(RA != 0);
-L_CMOVLT: CMOV((int64_t)RA < 0);
-L_CMOVGE: CMOV((int64_t)RA >= 0);
-L_CMOVLE: CMOV((int64_t)RA <= 0);
-L_CMOVGT: CMOV((int64_t)RA > 0);
-L_CMOVLBS: CMOV(RA & 1);
-L_CMOVLBC: CMOV(!(RA & 1));
-L_AMASK: OP(RBV & ~(uint64_t)AXP_AMASK_EV67);
-L_IMPLVER: OP(AXP_IMPLVER_EV6);
-
-  /* ---- shifts and byte manipulation ---- */
-L_SLL: OP(RA << (RBV & 63));
-L_SRL: OP(RA >> (RBV & 63));
-L_SRA: OP((uint64_t)((int64_t)RA >> (RBV & 63)));
-L_EXTBL: OP(axp_extl(RA, RBV, AXP_W_B));
-L_EXTWL: OP(axp_extl(RA, RBV, AXP_W_W));
-L_EXTLL: OP(axp_extl(RA, RBV, AXP_W_L));
-L_EXTQL: OP(axp_extl(RA, RBV, AXP_W_Q));
-L_EXTWH: OP(axp_exth(RA, RBV, AXP_W_W));
-L_EXTLH: OP(axp_exth(RA, RBV, AXP_W_L));
-L_EXTQH: OP(axp_exth(RA, RBV, AXP_W_Q));
-L_INSBL: OP(axp_insl(RA, RBV, AXP_W_B));
-L_INSWL: OP(axp_insl(RA, RBV, AXP_W_W));
-L_INSLL: OP(axp_insl(RA, RBV, AXP_W_L));
-L_INSQL: OP(axp_insl(RA, RBV, AXP_W_Q));
-L_INSWH: OP(axp_insh(RA, RBV, AXP_W_W));
-L_INSLH: OP(axp_insh(RA, RBV, AXP_W_L));
-L_INSQH: OP(axp_insh(RA, RBV, AXP_W_Q));
-L_MSKBL: OP(axp_mskl(RA, RBV, AXP_W_B));
-L_MSKWL: OP(axp_mskl(RA, RBV, AXP_W_W));
-L_MSKLL: OP(axp_mskl(RA, RBV, AXP_W_L));
-L_MSKQL: OP(axp_mskl(RA, RBV, AXP_W_Q));
-L_MSKWH: OP(axp_mskh(RA, RBV, AXP_W_W));
-L_MSKLH: OP(axp_mskh(RA, RBV, AXP_W_L));
-L_MSKQH: OP(axp_mskh(RA, RBV, AXP_W_Q));
-L_ZAP: OP(axp_zap(RA, RBV));
-L_ZAPNOT: OP(axp_zapnot(RA, RBV));
-
-  /* ---- 0x1C: BWX, CIX, MVI, FIX ---- */
-L_SEXTB: OP((uint64_t)(int64_t)(int8_t)RBV);
-L_SEXTW: OP((uint64_t)(int64_t)(int16_t)RBV);
-L_CTPOP: OP(axp_ctpop(RBV));
-L_CTLZ: OP(axp_ctlz(RBV));
-L_CTTZ: OP(axp_cttz(RBV));
-L_PERR: OP(axp_perr(RA, RBV));
-L_UNPKBW: OP(axp_unpkbw(RBV));
-L_UNPKBL: OP(axp_unpkbl(RBV));
-L_PKWB: OP(axp_pkwb(RBV));
-L_PKLB: OP(axp_pklb(RBV));
-L_MINSB8: OP(axp_minmax(RA, RBV, 8, 1, 0));
-L_MINSW4: OP(axp_minmax(RA, RBV, 16, 1, 0));
-L_MINUB8: OP(axp_minmax(RA, RBV, 8, 0, 0));
-L_MINUW4: OP(axp_minmax(RA, RBV, 16, 0, 0));
-L_MAXSB8: OP(axp_minmax(RA, RBV, 8, 1, 1));
-L_MAXSW4: OP(axp_minmax(RA, RBV, 16, 1, 1));
-L_MAXUB8: OP(axp_minmax(RA, RBV, 8, 0, 1));
-L_MAXUW4: OP(axp_minmax(RA, RBV, 16, 0, 1));
-L_FTOIT: OP(f[in->ra]);
-L_FTOIS: OP((uint64_t)(int64_t)(int32_t)axp_fp_sts(f[in->ra]));
-L_ITOFT: f[in->rc] = r[in->ra]; NEXT();
-L_ITOFS: f[in->rc] = axp_fp_lds((uint32_t)r[in->ra]); NEXT();
-
-  /* ---- IEEE operate ---- */
-L_ADDS: L_SUBS: L_MULS: L_DIVS: L_ADDT: L_SUBT: L_MULT: L_DIVT:
-L_CMPTUN: L_CMPTEQ: L_CMPTLT: L_CMPTLE: L_CVTST: L_CVTTS: L_CVTTQ: L_CVTQS: L_CVTQT:
-L_SQRTS: L_SQRTT: {
-    enum axp_fpop op = AXP_FP_ADD; bool s = false;
-    uint32_t exc = 0;
-    fp_op_of(in->id, &op, &s);
-    f[in->rc] = axp_fp_operate(op, s, in->fn, f[in->ra], f[in->rb], c->fpcr, &exc);
-    if (exc) {
-      int code_ = axp_fp_complete(in->fn, exc, &c->fpcr, &c->swcr);
-      if (code_) { set_trap(cpu, GSIG_FPE, code_, PC() + 4, 0); TRAP_AFTER(); }
-    }
-    NEXT();
-  }
-L_CVTQL: {
-    uint32_t exc = 0;
-    f[in->rc] = axp_fp_cvtql_v(in->fn, f[in->rb], &exc);
-    if (exc) {
-      int code_ = axp_fp_complete(in->fn, exc, &c->fpcr, &c->swcr);
-      if (code_) { set_trap(cpu, GSIG_FPE, code_, PC() + 4, 0); TRAP_AFTER(); }
-    }
-    NEXT();
-  }
-L_CVTLQ: f[in->rc] = axp_fp_cvtlq(f[in->rb]); NEXT();
-L_CPYS: f[in->rc] = (f[in->ra] & SIGN) | (f[in->rb] & ~SIGN); NEXT();
-L_CPYSN: f[in->rc] = (~f[in->ra] & SIGN) | (f[in->rb] & ~SIGN); NEXT();
-L_CPYSE: f[in->rc] = (f[in->ra] & 0xFFF0000000000000ull) | (f[in->rb] & 0x000FFFFFFFFFFFFFull); NEXT();
-L_MT_FPCR: c->fpcr = f[in->ra] & AXP_FPCR_MASK; NEXT();
-L_MF_FPCR: if (in->ra != 31) f[in->ra] = c->fpcr; NEXT();
-#define FCMOV(cond) do { if (cond) f[in->rc] = f[in->rb]; NEXT(); } while (0)
-L_FCMOVEQ: FCMOV(f_zero(f[in->ra]));
-L_FCMOVNE: FCMOV(!f_zero(f[in->ra]));
-L_FCMOVLT: FCMOV(f_lt(f[in->ra]));
-L_FCMOVGE: FCMOV(!f_lt(f[in->ra]));
-L_FCMOVLE: FCMOV(f_lt(f[in->ra]) || f_zero(f[in->ra]));
-L_FCMOVGT: FCMOV(!f_lt(f[in->ra]) && !f_zero(f[in->ra]));
-
-stop_budget:
-  npc = PC();
-  stop = AXP_STOP_BUDGET;
-  goto out;
-stop_trap:
-  left++;   /* the trapping instruction did not retire */
-  stop = AXP_STOP_TRAP;
-out:
-  r[32] = 0;
-  f[32] = 0;
-  c->pc = npc;
-  cpu->icount += budget - left;
-  return stop;
+  uint32_t w;
+  memcpy(&w, code->host + ((uint64_t)(in - code->in) << 2), 4);
+  predecode((struct axp_insn *)in, w);
 }
+
+const struct axp_insn *axp_fetch_decoded(struct cpu *cpu, struct guest_mm *mm, uint64_t pc)
+{
+  struct guest_code *code = code_for(cpu, mm, pc);
+  if (!code) return NULL;
+  const struct axp_insn *in = code->in + ((pc & GUEST_PAGE_MASK) >> 2);
+  if (!(in->flags & DECODED)) predecode_slot(code, in);
+  return in;
+}
+
+/* Access size of the naturally-aligned-only loads and stores (0 otherwise). */
+static unsigned aligned_size(int id)
+{
+  switch (id) {
+  case AXP_LDWU: case AXP_STW: return 2;
+  case AXP_LDL: case AXP_STL: case AXP_LDS: case AXP_STS: case AXP_LDL_L: case AXP_STL_C: return 4;
+  case AXP_LDQ: case AXP_STQ: case AXP_LDT: case AXP_STT: case AXP_LDQ_L: case AXP_STQ_C: return 8;
+  default: return 0;
+  }
+}
+
+/* The direction a conditional branch will take, from the registers. */
+static bool branch_taken(const struct axp_ctx *c, const struct axp_insn *in)
+{
+  uint64_t a = c->r[in->ra], fa = c->f[in->ra];
+  switch (in->id) {
+  case AXP_BEQ: return a == 0;
+  case AXP_BNE: return a != 0;
+  case AXP_BLT: return (int64_t)a < 0;
+  case AXP_BLE: return (int64_t)a <= 0;
+  case AXP_BGT: return (int64_t)a > 0;
+  case AXP_BGE: return (int64_t)a >= 0;
+  case AXP_BLBC: return !(a & 1);
+  case AXP_BLBS: return a & 1;
+  case AXP_FBEQ: return f_zero(fa);
+  case AXP_FBNE: return !f_zero(fa);
+  case AXP_FBLT: return f_lt(fa);
+  case AXP_FBGE: return !f_lt(fa);
+  case AXP_FBLE: return f_lt(fa) || f_zero(fa);
+  case AXP_FBGT: return !f_lt(fa) && !f_zero(fa);
+  default: return true;
+  }
+}
+
+/* Builds the pre-commit description of `in` at pc and hands it to the hook. */
+static bool timing_before(struct cpu *cpu, const struct axp_ctx *c, const struct axp_insn *in,
+                          uint64_t pc)
+{
+  struct uarch_insn ui = { .pc = pc, .d = in, .next_pc = pc + 4, .asn = cpu->asn };
+  if (in->id < AXP_NUM_IDS) {
+    switch (axp_info[in->id].format) {
+    case AXP_FMT_MEM: case AXP_FMT_FMEM: {
+      uint64_t ea = c->r[in->rb] + (uint64_t)(int64_t)in->imm;
+      if (in->id == AXP_LDQ_U || in->id == AXP_STQ_U) ea &= ~7ull;
+      unsigned sz = aligned_size(in->id);
+      ui.ea = ea;
+      ui.unaligned = sz && (ea & (sz - 1));
+      break;
+    }
+    case AXP_FMT_BRA: case AXP_FMT_FBRA:
+      ui.taken = branch_taken(c, in);
+      if (ui.taken) ui.next_pc = pc + 4 + (uint64_t)(int64_t)in->imm;
+      break;
+    case AXP_FMT_JMP:
+      ui.taken = true;
+      ui.next_pc = c->r[in->rb] & ~3ull;
+      break;
+    default:
+      break;
+    }
+  } else if (in->id == XID_NOP) {
+    ui.ea = c->r[in->rb] + (uint64_t)(int64_t)in->imm;
+  }
+  return cpu->timing->before(cpu->timing->ctx, &ui);
+}
+
+#define AXP_RUN_NAME axp_run
+#define AXP_TIMED 0
+#include "guest/exec_loop.h"
+#undef AXP_RUN_NAME
+#undef AXP_TIMED
+#define AXP_RUN_NAME axp_run_timed
+#define AXP_TIMED 1
+#include "guest/exec_loop.h"

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "isa/isa.h"
+#include "guest/cpu.h"
 
 struct ev67_config {
   /* front end (HRM 2.1.1, 2.2) */
@@ -55,17 +56,8 @@ struct ev67_config {
 /* The defaults: the 21264/EV67 as the HRM describes it. */
 extern const struct ev67_config ev67_default_config;
 
-/* What the functional core knows about an instruction before it commits. */
-struct uarch_insn {
-  uint64_t pc;
-  const struct axp_insn *d;      /* decoded instruction */
-  uint64_t ea;                   /* effective address of a load or store */
-  uint64_t next_pc;              /* the architecturally next PC */
-  bool taken;                    /* conditional branch direction */
-  bool unaligned;                /* the access takes the unaligned trap + fix-up */
-  bool kernel;                   /* executed in kernel mode (modelled kernel code) */
-  unsigned asn;                  /* address-space number (the process) for TLBs */
-};
+/* struct uarch_insn (what the functional core knows about an instruction before
+ * it commits) is defined by the core, in guest/cpu.h. */
 
 /* Trap types as I_STAT[TRAP_TYPE] encodes them (HRM Table 5-12). */
 enum ev67_trap {

@@ -1,0 +1,49 @@
+/* The EV67 out-of-order timing model. Driven by the functional core one
+ * correct-path instruction at a time, in program order, before the instruction
+ * commits; it returns the instruction's fetch-to-retire history and fate and
+ * emits, in fetch order, a fate for every instruction the chip would have
+ * fetched: wrong-path instructions after a mispredict (decoded from guest memory
+ * through the fetch callback, never executed) and younger instructions killed
+ * by a trap. It never writes architectural state. See docs/timing.md. */
+#ifndef UARCH_EV67_H
+#define UARCH_EV67_H
+#include <stdint.h>
+#include "uarch/uarch.h"
+
+struct ev67;
+
+/* Returns the decoded instruction at pc for a speculative fetch, or NULL when
+ * pc cannot be fetched (unmapped, not executable). */
+typedef const struct axp_insn *(*ev67_fetch_fn)(void *ctx, uint64_t pc);
+/* Receives every fate, in fetch order. */
+typedef void (*ev67_fate_fn)(void *ctx, const struct uop_fate *f);
+
+/* Ground truth, counted exactly. */
+struct ev67_stats {
+  uint64_t fetched, retired, killed, wrong_path, squashed_nops;
+  uint64_t cond_branches, cond_mispredicts, jumps, jump_mispredicts;
+  uint64_t loads, stores, dcache_misses, bcache_misses, dtb_misses, itb_misses;
+  uint64_t icache_misses, unaligned, replays, map_stalls, traps;
+};
+
+/* Returns a model for cfg, or NULL. fetch and sink may be NULL (no wrong-path
+ * fetch, no fate stream). */
+struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch,
+                         ev67_fate_fn sink, void *ctx);
+void ev67_destroy(struct ev67 *m);
+
+/* Times one correct-path instruction. Returns its fate (valid until the next
+ * call). For an instruction that traps and is re-executed (DTB miss, replay)
+ * this is the fate of the instance that completes. */
+const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in);
+
+/* Drains the pipeline and spends cycles outside it (kernel work, PALcode);
+ * the next instruction is fetched after them. */
+void ev67_stall(struct ev67 *m, uint64_t cycles);
+
+/* The cycle of the last retirement (the model's notion of "now"). */
+uint64_t ev67_now(const struct ev67 *m);
+
+const struct ev67_stats *ev67_stats(const struct ev67 *m);
+
+#endif
