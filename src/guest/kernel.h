@@ -136,6 +136,12 @@ struct machine {
   uint8_t warned[1024 / 8];  /* unimplemented syscalls already reported */
   FILE *log;                 /* where warnings go (stderr by default) */
   uint64_t syscalls;
+  /* Set by whoever composes a timed machine: called for kernel work that
+   * costs time (enum kactivity in kimage.h) and when the CPU stops for an
+   * interrupt the timing hook asked for. */
+  void (*kernel_hook)(void *ctx, int activity, uint64_t nr, uint64_t bytes);
+  void (*irq_hook)(void *ctx, struct task *t);
+  void *hook_ctx;
   /* How the first process died when a fault signal killed it, for the message. */
   struct { bool valid; int sig; uint64_t pc, addr; } fatal;
 };

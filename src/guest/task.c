@@ -740,16 +740,26 @@ int machine_run(struct machine *m)
     uint64_t left = m->opt.quantum;
     while (left && t->state == TASK_RUNNABLE) {
       uint64_t before = cpu->icount;
-      int stop = axp_run(cpu, &t->ctx, t->mm, left);
+      cpu->asn = (unsigned)t->proc->pid;
+      int stop = cpu->timing ? axp_run_timed(cpu, &t->ctx, t->mm, left)
+                             : axp_run(cpu, &t->ctx, t->mm, left);
       uint64_t ran = cpu->icount - before;
       left = ran < left ? left - ran : 0;
       if (stop == AXP_STOP_CALLSYS) {
         m->syscalls++;
+        if (m->kernel_hook) {
+          uint64_t nr = t->ctx.r[0];
+          uint64_t bytes = nr == 3 || nr == 4 || nr == 349 || nr == 350 ? t->ctx.r[18] : 0;
+          m->kernel_hook(m->hook_ctx, 0 /* KACT_SYSCALL */, nr, bytes);
+        }
         sys_dispatch(m, t);
         if (t->state == TASK_RUNNABLE) signal_deliver(m, t);
         if (left) left--;
       } else if (stop == AXP_STOP_TRAP) {
         signal_force(m, t, &cpu->trap);
+        signal_deliver(m, t);
+      } else if (stop == AXP_STOP_INTERRUPT) {
+        if (m->irq_hook) m->irq_hook(m->hook_ctx, t);
         signal_deliver(m, t);
       }
     }
