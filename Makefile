@@ -56,7 +56,7 @@ FUZZ_CC    ?= clang
 FUZZ_FLAGS  = -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Isrc -fno-omit-frame-pointer \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_ISA   := $(wildcard src/util/*.c src/isa/*.c)
-FUZZ_GUEST := $(FUZZ_ISA) $(wildcard src/guest/*.c)
+FUZZ_GUEST := $(FUZZ_ISA) $(wildcard src/guest/*.c src/uarch/*.c src/pmu/*.c)
 FUZZ_HDRS  := $(wildcard src/*/*.h src/*/*.def)
 
 fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# `make fuzz-ci`: a short, bounded run of every libFuzzer harness in
+# $FUZZ_BUILD (default build/fuzz), FUZZ_TIME seconds each (default 25), both
+# at once on separate cores, in fork mode so that a finding does not end the
+# run. Seeds are made on the fly: Alpha programs built from tests/guest (whole
+# and cut to 4 KB) for fuzz_elf, and runs of words from their .text sections
+# for fuzz_decode. Each finding is replayed and compared with
+# fuzz/known-issues.tsv: known ones print as "KNOWN", new ones as "FAIL" with
+# the reproducer path and the sanitizer's stack. Exits 1 on any new finding.
+# Replay a reproducer with: build/fuzz/fuzz_NAME FILE
+set -u
+cd "$(dirname "$0")/.."
+out=${FUZZ_BUILD:-build/fuzz}
+secs=${FUZZ_TIME:-25}
+cc=${ALPHA_CC:-alpha-linux-gnu-gcc}
+objcopy=${ALPHA_OBJCOPY:-alpha-linux-gnu-objcopy}
+known=fuzz/known-issues.tsv
+max_slow=3             # timeouts and ooms replayed per harness (each takes seconds)
+
+seeds=$out/seeds
+rm -rf "$seeds" "$out/corpus" "$out/artifacts"
+mkdir -p "$seeds/elf" "$seeds/decode" "$out/corpus/elf" "$out/corpus/decode" "$out/artifacts"
+
+# ELF seeds: a few small guest programs, dynamic (static ones are 700 KB, too
+# big to mutate quickly); one also stripped, one as a PIE.
+for src in tests/guest/int_arith.c tests/guest/bits.c tests/guest/strings.c; do
+  [ -f "$src" ] || continue
+  b=$seeds/elf/$(basename "$src" .c)
+  "$cc" -O2 -o "$b" "$src" -lm 2>/dev/null || continue
+  head -c 4096 "$b" >"$b.head"
+  [ -e "$seeds/elf/stripped" ] || "${cc%gcc}strip" -o "$seeds/elf/stripped" "$b" 2>/dev/null
+  [ -e "$seeds/elf/pie" ] || "$cc" -O2 -fPIE -pie -o "$seeds/elf/pie" "$src" -lm 2>/dev/null
+done
+[ -f /usr/alpha-linux-gnu/lib/ld-linux.so.2 ] && cp /usr/alpha-linux-gnu/lib/ld-linux.so.2 "$seeds/elf/ld.so"
+printf '\177ELF' >"$seeds/elf/magic"
+
+# Decode seeds: an 8-byte PC, then 256 bytes of real code, from each program.
+for b in "$seeds"/elf/*; do
+  case $b in *.head|*/magic) continue ;; esac
+  t=$(mktemp)
+  if "$objcopy" -O binary --only-section=.text "$b" "$t" 2>/dev/null; then
+    size=$(stat -c %s "$t")
+    for off in 0 4096 16384 65536; do
+      [ "$off" -lt "$size" ] || continue
+      s=$seeds/decode/$(basename "$b")-$off
+      printf '\000\010\000\040\001\000\000\000' >"$s"   # pc 0x120000800, LE
+      tail -c +"$((off + 1))" "$t" | head -c 256 >>"$s"
+    done
+  fi
+  rm -f "$t"
+done
+echo "fuzz: seeds: $(ls "$seeds/elf" | wc -l) ELF files, $(ls "$seeds/decode" | wc -l) code runs; ${secs}s per harness"
+
+# fuzz NAME: runs one harness in fork mode; the log goes to $out/NAME.log.
+fuzz() {
+  "$out/fuzz_$1" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$out/artifacts/$1-" "$out/corpus/$1" "$seeds/$1" >"$out/$1.log" 2>&1
+}
+
+# replay NAME FILE: prints the harness's output on FILE, flattened to one line.
+replay() {
+  timeout 120 "$out/fuzz_$1" -timeout=5 -rss_limit_mb=2048 "$2" 2>&1 | tr '\n' ' '
+}
+
+# known_issue NAME KIND TEXT: prints the description of the known issue that
+# matches, or nothing.
+known_issue() {
+  local h k file pat what
+  while IFS=$'\t' read -r h k file pat what; do
+    case $h in ''|'#'*) continue ;; esac
+    if [ "$h" = "$1" ] && [ "$k" = "$2" ] && grep -Eq -- "$pat" <<<"$3"; then
+      echo "$what"; return
+    fi
+  done <"$known"
+}
+
+# report NAME: classifies the findings of one harness. Returns 1 on a new one.
+report() {
+  local name=$1 bad=0 kind f text what n
+  local runs; runs=$(grep -o '^#[0-9]*' "$out/$name.log" | tail -1)
+  local cov; cov=$(grep -o 'cov: [0-9]*' "$out/$name.log" | tail -1)
+  for kind in crash timeout oom leak; do
+    n=0
+    for f in "$out/artifacts/$name-$kind-"*; do
+      [ -e "$f" ] || continue
+      n=$((n + 1))
+      if [ "$kind" != crash ] && [ "$n" -gt "$max_slow" ]; then
+        echo "NOTE fuzz_$name: $kind $f: not replayed (only $max_slow are)"; continue
+      fi
+      text=$(replay "$name" "$f")
+      what=$(known_issue "$name" "$kind" "$text")
+      if [ -n "$what" ]; then
+        echo "KNOWN fuzz_$name: $kind $f: $what"
+      elif [ "$kind" != crash ] && ! grep -q 'ERROR: libFuzzer\|ERROR: AddressSanitizer\|runtime error' <<<"$text"; then
+        echo "NOTE fuzz_$name: $kind $f did not happen again on replay"
+      else
+        bad=1
+        echo "FAIL fuzz_$name: new $kind; reproducer $f"
+        echo "  replay: $out/fuzz_$name $f"
+        "$out/fuzz_$name" -timeout=5 -rss_limit_mb=2048 "$f" 2>&1 |
+          grep -E 'runtime error|ERROR|SUMMARY|^ *#[0-9]+ ' | grep -v 'in fuzzer::' | head -25 | sed 's/^/  | /'
+      fi
+    done
+  done
+  if [ "$bad" = 0 ]; then
+    echo "PASS fuzz_$name: ${runs#\#} inputs in ${secs}s, $cov, corpus $(ls "$out/corpus/$name" | wc -l) files"
+  fi
+  return "$bad"
+}
+
+fail=0
+pids=()
+for name in elf decode; do
+  if [ ! -x "$out/fuzz_$name" ]; then
+    echo "FAIL fuzz_$name: $out/fuzz_$name not built (make fuzz)"; fail=1; continue
+  fi
+  fuzz "$name" & pids+=("$name:$!")
+done
+for p in "${pids[@]}"; do
+  name=${p%%:*}
+  if ! wait "${p#*:}"; then
+    echo "FAIL fuzz_$name: libFuzzer stopped (log $out/$name.log)"; tail -20 "$out/$name.log"; fail=1
+  fi
+  report "$name" || fail=1
+done
+
+# Known crashes that no longer crash have been fixed.
+while IFS=$'\t' read -r h k file pat what; do
+  case $h in ''|'#'*) continue ;; esac
+  [ "$k" = crash ] && [ -x "$out/fuzz_$h" ] || continue
+  if "$out/fuzz_$h" "fuzz/known/$file" >/dev/null 2>&1; then
+    echo "FIXED fuzz_$h: fuzz/known/$file no longer crashes: remove it and its line in $known"
+  fi
+done <"$known"
+exit "$fail"
