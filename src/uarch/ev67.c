@@ -1,0 +1,645 @@
+/* The EV67 timing model: one pass per instruction over fixed-size structures.
+ * Each correct-path instruction gets, in order: a fetch slot (4-wide aligned
+ * blocks, Icache/ITB), a map cycle (in order, 4 per cycle, limited by the
+ * 20-group/80-instruction window, rename registers, queue entries and LQ/SQ), an
+ * issue cycle (the earliest cycle at or after its operands are ready, with the
+ * cross-cluster delay, in which an allowed pipe is free), a completion cycle
+ * (class latency, or the memory system's for loads) and an in-order retire
+ * cycle. Mispredicts fetch the predicted path until the branch resolves; traps
+ * kill the younger instructions fetched before the trap and refetch. Queue
+ * occupancy is approximated by the issue cycle of the entry N places earlier
+ * (docs/timing.md says where that differs from the chip). */
+#include "uarch/ev67.h"
+#include "uarch/bpred.h"
+#include "uarch/memsys.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define RING 4096        /* cycles of pipe reservations kept */
+#define MAXQ 128         /* upper bound for any ring sized from the config */
+
+enum { P_U0, P_U1, P_L0, P_L1, P_FA, P_FM, NPIPES };
+#define PM(p) (1u << (p))
+#define INT_ANY (PM(P_U0) | PM(P_U1) | PM(P_L0) | PM(P_L1))
+#define UPPER (PM(P_U0) | PM(P_U1))
+#define LOWER (PM(P_L0) | PM(P_L1))
+#define NOREG 0xFF
+#define FREG(r) ((uint8_t)(32 + (r)))
+
+/* What the timing model needs to know about an instruction's kind. */
+struct uop {
+  uint8_t src[3], dst;   /* register ids 0-31 int, 32-63 FP; NOREG */
+  uint8_t pipes;         /* allowed pipes */
+  uint8_t lat;           /* result latency (loads: filled from the memory system) */
+  uint8_t busy;          /* cycles the pipe stays busy (unpipelined divide/sqrt) */
+  bool load, store, cond_branch, jump, call, ret, nop, serial, fp_dst;
+  uint8_t size;          /* memory access size */
+  bool aligned_only;     /* takes the unaligned trap when misaligned */
+};
+
+struct store_rec { uint64_t addr, issue, seq; uint8_t size; };
+
+struct ev67 {
+  struct ev67_config cfg;
+  ev67_fetch_fn fetch;
+  ev67_fate_fn sink;
+  void *ctx;
+  struct bpred *bp;
+  struct memsys *ms;
+  struct ev67_stats st;
+  uint64_t seq;
+  /* fetch */
+  uint64_t fetch_cycle, block_pc, next_fetch_pc, redirect;
+  bool block_icm;
+  /* map */
+  uint64_t last_map;
+  unsigned map_in_cycle;
+  uint64_t group_retire[MAXQ];
+  unsigned ngroups, group_idx;
+  uint64_t cur_group_pc;
+  uint64_t int_ren[MAXQ], fp_ren[MAXQ], iq[MAXQ], fq[MAXQ], lq[MAXQ], sq[MAXQ];
+  unsigned int_ren_n, fp_ren_n, int_ren_i, fp_ren_i, iq_i, fq_i, lq_i, sq_i;
+  uint64_t serial_after;   /* later instructions map after this cycle (trapb, PAL) */
+  /* registers */
+  uint64_t ready[64];
+  uint8_t clus[64];
+  /* pipes */
+  uint64_t ring_tag[RING];
+  uint8_t ring_busy[RING];
+  /* retire */
+  uint64_t last_retire;
+  unsigned retire_in_cycle;
+  /* store ordering */
+  struct store_rec stores[32];
+  unsigned store_i;
+  struct uop_fate cur;
+};
+
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev67_fate_fn sink,
+                         void *ctx)
+{
+  struct ev67 *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->cfg = *cfg;
+  m->fetch = fetch;
+  m->sink = sink;
+  m->ctx = ctx;
+  m->bp = bpred_create(cfg);
+  m->ms = memsys_create(cfg);
+  if (!m->bp || !m->ms) { ev67_destroy(m); return NULL; }
+  m->ngroups = cfg->inflight / cfg->inum_group;
+  if (m->ngroups > MAXQ) m->ngroups = MAXQ;
+  /* Rename registers: the physical file less the 32 architectural registers
+   * and, for integers, the 8 PALshadow registers (HRM Fig. 2-1). */
+  m->int_ren_n = cfg->int_phys_regs > 40 ? cfg->int_phys_regs - 40 : 1;
+  m->fp_ren_n = cfg->fp_phys_regs > 32 ? cfg->fp_phys_regs - 32 : 1;
+  if (m->int_ren_n > MAXQ) m->int_ren_n = MAXQ;
+  if (m->fp_ren_n > MAXQ) m->fp_ren_n = MAXQ;
+  m->block_pc = ~0ull;
+  return m;
+}
+
+void ev67_destroy(struct ev67 *m)
+{
+  if (!m) return;
+  bpred_destroy(m->bp);
+  memsys_destroy(m->ms);
+  free(m);
+}
+
+uint64_t ev67_now(const struct ev67 *m) { return m->last_retire; }
+const struct ev67_stats *ev67_stats(const struct ev67 *m) { return &m->st; }
+
+static uint8_t ireg(uint8_t r) { return r >= 31 ? NOREG : r; }
+static uint8_t freg(uint8_t r) { return r >= 31 ? NOREG : FREG(r); }
+
+/* Classifies an instruction (HRM Tables 2-2..2-4: classes, pipes, latencies). */
+static void classify(const struct ev67_config *c, const struct axp_insn *d, struct uop *u)
+{
+  memset(u, 0, sizeof *u);
+  u->src[0] = u->src[1] = u->src[2] = u->dst = NOREG;
+  u->pipes = INT_ANY;
+  u->lat = (uint8_t)c->lat_iadd;
+  u->busy = 1;
+  if (d->id >= AXP_NUM_IDS) {   /* the executor's internal ids: unop and prefetches */
+    uint32_t op = d->raw >> 26;
+    if (op == 0x0B || op == 0x08 || op == 0x09) { u->nop = true; return; }
+    u->load = true;            /* a load into $31: a prefetch that never faults */
+    u->pipes = LOWER;
+    u->size = 8;
+    u->src[0] = ireg((d->raw >> 16) & 31);
+    return;
+  }
+  const struct axp_info *ai = &axp_info[d->id];
+  bool lit = d->flags & AXP_F_LIT;
+  switch (ai->cls) {
+  case AXP_CLS_LDA:
+    u->src[0] = ireg(d->rb);
+    u->dst = ireg(d->ra);
+    break;
+  case AXP_CLS_ILD: case AXP_CLS_FLD:
+    u->load = true;
+    u->pipes = LOWER;
+    u->src[0] = ireg(d->rb);
+    if (ai->cls == AXP_CLS_FLD) { u->dst = freg(d->ra); u->fp_dst = true; }
+    else u->dst = ireg(d->ra);
+    switch (d->id) {
+    case AXP_LDBU: u->size = 1; break;
+    case AXP_LDWU: u->size = 2; u->aligned_only = true; break;
+    case AXP_LDL: case AXP_LDL_L: case AXP_LDS: u->size = 4; u->aligned_only = true; break;
+    case AXP_LDQ_U: u->size = 8; break;
+    default: u->size = 8; u->aligned_only = true; break;
+    }
+    break;
+  case AXP_CLS_IST: case AXP_CLS_FST:
+    u->store = true;
+    u->pipes = LOWER;
+    u->src[0] = ireg(d->rb);
+    u->src[1] = ai->cls == AXP_CLS_FST ? freg(d->ra) : ireg(d->ra);
+    if (d->id == AXP_STL_C || d->id == AXP_STQ_C) u->dst = ireg(d->ra);
+    switch (d->id) {
+    case AXP_STB: u->size = 1; break;
+    case AXP_STW: u->size = 2; u->aligned_only = true; break;
+    case AXP_STL: case AXP_STL_C: case AXP_STS: u->size = 4; u->aligned_only = true; break;
+    case AXP_STQ_U: u->size = 8; break;
+    default: u->size = 8; u->aligned_only = true; break;
+    }
+    break;
+  case AXP_CLS_IBR:
+    u->pipes = UPPER;
+    if (d->id == AXP_BR || d->id == AXP_BSR) {
+      u->dst = ireg(d->ra);
+      u->call = d->id == AXP_BSR;
+    } else {
+      u->src[0] = ireg(d->ra);
+      u->cond_branch = true;
+    }
+    break;
+  case AXP_CLS_FBR:
+    u->pipes = PM(P_FA);
+    u->src[0] = freg(d->ra);
+    u->cond_branch = true;
+    break;
+  case AXP_CLS_JSR:
+    u->pipes = PM(P_L0);
+    u->src[0] = ireg(d->rb);
+    u->dst = ireg(d->ra);
+    u->jump = true;
+    u->ret = d->id == AXP_RET;
+    u->call = d->id == AXP_JSR || d->id == AXP_JSR_COROUTINE;
+    u->lat = 3;
+    break;
+  case AXP_CLS_PAL: case AXP_CLS_MISC:
+    u->serial = d->id == AXP_CALL_PAL || d->id == AXP_TRAPB || d->id == AXP_EXCB ||
+                d->id == AXP_MB || d->id == AXP_WMB;
+    u->pipes = PM(P_L1);
+    break;
+  case AXP_CLS_RPCC:
+    u->dst = ireg(d->ra);
+    u->pipes = PM(P_L1);
+    break;
+  case AXP_CLS_IADD: case AXP_CLS_ILOG: case AXP_CLS_ISHF: case AXP_CLS_CMOV:
+  case AXP_CLS_IMUL: case AXP_CLS_IMISC:
+    u->src[0] = ireg(d->ra);
+    if (!lit) u->src[1] = ireg(d->rb);
+    u->dst = ireg(d->rc);
+    if (ai->cls == AXP_CLS_CMOV) u->src[2] = ireg(d->rc);
+    if (ai->cls == AXP_CLS_ISHF) u->pipes = UPPER;
+    if (ai->cls == AXP_CLS_IMUL) { u->pipes = PM(P_U1); u->lat = (uint8_t)c->lat_imul; }
+    if (ai->cls == AXP_CLS_IMISC) { u->pipes = UPPER; u->lat = (uint8_t)c->lat_imisc; }
+    if (d->id == AXP_BIS && d->ra == 31 && d->rb == 31 && !lit && d->rc >= 31) u->nop = true;
+    break;
+  case AXP_CLS_FTOI:
+    u->src[0] = freg(d->ra);
+    u->dst = ireg(d->rc);
+    u->pipes = LOWER;
+    u->lat = (uint8_t)c->lat_ftoi;
+    break;
+  case AXP_CLS_ITOF:
+    u->src[0] = ireg(d->ra);
+    u->dst = freg(d->rc);
+    u->fp_dst = true;
+    u->pipes = LOWER;
+    u->lat = (uint8_t)c->lat_itof;
+    break;
+  case AXP_CLS_MXFPCR:
+    u->serial = true;
+    u->pipes = PM(P_FA);
+    u->lat = (uint8_t)c->lat_fadd;
+    if (d->id == AXP_MF_FPCR) { u->dst = freg(d->ra); u->fp_dst = true; }
+    else u->src[0] = freg(d->ra);
+    break;
+  default: {   /* FP operate */
+    bool s_fmt = d->id == AXP_ADDS || d->id == AXP_SUBS || d->id == AXP_MULS ||
+                 d->id == AXP_DIVS || d->id == AXP_SQRTS;
+    u->src[0] = freg(d->ra);
+    u->src[1] = freg(d->rb);
+    u->dst = freg(d->rc);
+    u->fp_dst = true;
+    u->pipes = PM(P_FA);
+    u->lat = (uint8_t)c->lat_fadd;
+    if (ai->cls == AXP_CLS_FCMOV) u->src[2] = freg(d->rc);
+    if (ai->cls == AXP_CLS_FMUL) { u->pipes = PM(P_FM); u->lat = (uint8_t)c->lat_fmul; }
+    if (ai->cls == AXP_CLS_FDIV) u->lat = u->busy = (uint8_t)(s_fmt ? c->lat_fdiv_s : c->lat_fdiv_t);
+    if (ai->cls == AXP_CLS_FSQRT) u->lat = u->busy = (uint8_t)(s_fmt ? c->lat_fsqrt_s : c->lat_fsqrt_t);
+    if (d->id == AXP_CPYS && d->ra == 31 && d->rb == 31 && d->rc >= 31) u->nop = true;
+    break;
+  }
+  }
+}
+
+static struct uop_fate *new_fate(struct ev67 *m, uint64_t pc, bool kernel)
+{
+  struct uop_fate *f = &m->cur;
+  memset(f, 0, sizeof *f);
+  f->pc = pc;
+  f->seq = m->seq++;
+  f->trap = EV67_TRAP_NONE;
+  f->kernel = kernel;
+  m->st.fetched++;
+  return f;
+}
+
+static void emit(struct ev67 *m, const struct uop_fate *f)
+{
+  if (m->sink) m->sink(m->ctx, f);
+}
+
+/* Starts a new aligned fetch block for pc no earlier than cycle c. Returns the
+ * fetch cycle; sets *icm and *itb when the block missed the Icache or ITB. */
+static uint64_t fetch_block(struct ev67 *m, uint64_t pc, uint64_t c, unsigned asn, bool *icm,
+                            bool *itb)
+{
+  struct mem_access acc;
+  memsys_fetch(m->ms, asn, pc & ~15ull, c, &acc);
+  *icm = acc.l1_miss;
+  *itb = acc.tlb_miss;
+  if (acc.tlb_miss) {
+    m->st.itb_misses++;
+    c += m->cfg.pen_itb_miss;
+  }
+  if (acc.l1_miss) {
+    m->st.icache_misses++;
+    c += acc.latency;
+  }
+  return c;
+}
+
+/* Gives the next correct-path instruction at pc its fetch cycle. */
+static uint64_t fetch_at(struct ev67 *m, uint64_t pc, unsigned asn, uint32_t *flags)
+{
+  if ((pc & ~15ull) == m->block_pc && pc == m->next_fetch_pc) {
+    m->next_fetch_pc = pc + 4;
+    if (m->block_icm) *flags |= FATE_ICM;
+    return m->fetch_cycle;
+  }
+  /* A new block: one per cycle, after any redirect, and no more than two
+   * blocks ahead of the map stage (the fetch stalls when map does). */
+  uint64_t c = max64(m->fetch_cycle + 1, m->redirect);
+  if (m->last_map > 2) c = max64(c, m->last_map - 2);
+  bool icm, itb;
+  c = fetch_block(m, pc, c, asn, &icm, &itb);
+  if (icm) *flags |= FATE_ICM;
+  if (itb) *flags |= FATE_ITB_MISS;
+  m->block_icm = icm;
+  m->fetch_cycle = c;
+  m->block_pc = pc & ~15ull;
+  m->next_fetch_pc = pc + 4;
+  return c;
+}
+
+/* Fetches down a path that will be killed at kill_cycle: the predicted path
+ * after a mispredict (wrong_path), or the younger instructions behind a trap.
+ * Emits their fates; touches nothing but the Icache and statistics. */
+static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_block,
+                     uint64_t kill, bool wrong_path, unsigned asn, bool kernel)
+{
+  if (!m->fetch) return;
+  unsigned budget = m->cfg.inflight;
+  uint64_t c = cycle;
+  bool cont = same_block;
+  while (budget) {
+    if (!cont) {
+      bool icm, itb;
+      if (++c >= kill) return;
+      c = fetch_block(m, pc, c, asn, &icm, &itb);
+      if (itb || c >= kill) return;   /* a wrong-path ITB miss is not taken */
+    }
+    cont = false;
+    for (;;) {
+      const struct axp_insn *d = m->fetch(m->ctx, pc);
+      if (!d || !budget) return;
+      budget--;
+      struct uop u;
+      classify(&m->cfg, d, &u);
+      struct uop_fate *f = new_fate(m, pc, kernel);
+      f->fetch = c;
+      f->flags = wrong_path ? FATE_WRONG_PATH : 0;
+      if (u.nop) {
+        f->flags |= FATE_SQUASHED_NOP | FATE_KILLED_BM;
+      } else {
+        f->slot = c + 1 < kill ? c + 1 : 0;
+        f->map = c + 2 < kill ? c + 2 : 0;
+        f->flags |= f->map ? FATE_KILLED_AM : FATE_KILLED_BM;
+      }
+      f->end = kill;
+      m->st.killed++;
+      if (wrong_path) m->st.wrong_path++;
+      emit(m, f);
+      bool taken = false;
+      uint64_t target = pc + 4;
+      if ((u.cond_branch || u.jump || d->id == AXP_BR || d->id == AXP_BSR) &&
+          bpred_predict(m->bp, pc, d, &taken, &target) && taken) {
+        pc = target;
+        break;
+      }
+      pc += 4;
+      if ((pc & 15) == 0) break;
+    }
+  }
+}
+
+/* Earliest cycle >= t at which one of `pipes` is free (for `busy` cycles) and
+ * the operands are ready in that pipe's cluster; reserves it. */
+static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsigned *pipe_out)
+{
+  static const uint8_t order[NPIPES] = { P_L0, P_U1, P_U0, P_L1, P_FA, P_FM };
+  for (unsigned tries = 0; tries < RING / 2; tries++, t++) {
+    for (int k = 0; k < NPIPES; k++) {
+      unsigned p = order[k];
+      if (!(u->pipes & PM(p))) continue;
+      unsigned cl = p == P_U0 || p == P_L0 ? 0 : p == P_U1 || p == P_L1 ? 1 : 2;
+      bool ok = true;
+      for (int s = 0; s < 3 && ok; s++) {
+        uint8_t r = u->src[s];
+        if (r == NOREG) continue;
+        uint64_t rdy = m->ready[r];
+        if (cl < 2 && r < 32 && m->clus[r] < 2 && m->clus[r] != cl) rdy += m->cfg.cross_cluster;
+        if (rdy > t) ok = false;
+      }
+      if (!ok) continue;
+      for (unsigned b = 0; b < u->busy && ok; b++) {
+        unsigned i = (t + b) % RING;
+        if (m->ring_tag[i] == t + b && (m->ring_busy[i] & PM(p))) ok = false;
+      }
+      if (!ok) continue;
+      for (unsigned b = 0; b < u->busy; b++) {
+        unsigned i = (t + b) % RING;
+        if (m->ring_tag[i] != t + b) { m->ring_tag[i] = t + b; m->ring_busy[i] = 0; }
+        m->ring_busy[i] |= (uint8_t)PM(p);
+      }
+      *pipe_out = p;
+      return t;
+    }
+  }
+  *pipe_out = P_L0;
+  return t;
+}
+
+static unsigned cluster_of(unsigned p) { return p == P_U0 || p == P_L0 ? 0 : p == P_U1 || p == P_L1 ? 1 : 2; }
+
+/* Maps an instruction no earlier than slot+1, in order, under the resource
+ * limits. Sets FATE_MAP_STALL when it had to wait. */
+static uint64_t map_at(struct ev67 *m, const struct uop *u, uint64_t pc, uint64_t slot,
+                       uint32_t *flags)
+{
+  uint64_t t = max64(slot + 1, m->serial_after);
+  if (t < m->last_map) t = m->last_map;
+  if (t == m->last_map && m->map_in_cycle >= m->cfg.map_width) t++;
+  if ((pc & ~15ull) != m->cur_group_pc) {   /* a new group of four inums */
+    m->group_idx = (m->group_idx + 1) % m->ngroups;
+    t = max64(t, m->group_retire[m->group_idx]);
+    m->cur_group_pc = pc & ~15ull;
+  }
+  if (u->dst != NOREG && !u->fp_dst) t = max64(t, m->int_ren[m->int_ren_i]);
+  if (u->dst != NOREG && u->fp_dst) t = max64(t, m->fp_ren[m->fp_ren_i]);
+  bool fpq = u->pipes & (PM(P_FA) | PM(P_FM));
+  if (fpq) t = max64(t, m->fq[m->fq_i]);
+  else t = max64(t, m->iq[m->iq_i]);
+  if (u->load) t = max64(t, m->lq[m->lq_i]);
+  if (u->store) t = max64(t, m->sq[m->sq_i]);
+  if (t > slot + 1) { *flags |= FATE_MAP_STALL; m->st.map_stalls++; }
+  if (t != m->last_map) m->map_in_cycle = 0;
+  m->last_map = t;
+  m->map_in_cycle++;
+  return t;
+}
+
+/* Records the resources an instruction holds until issue or retire. */
+static void hold(struct ev67 *m, const struct uop *u, uint64_t issue, uint64_t retire)
+{
+  if (u->dst != NOREG && !u->fp_dst) { m->int_ren[m->int_ren_i] = retire; m->int_ren_i = (m->int_ren_i + 1) % m->int_ren_n; }
+  if (u->dst != NOREG && u->fp_dst) { m->fp_ren[m->fp_ren_i] = retire; m->fp_ren_i = (m->fp_ren_i + 1) % m->fp_ren_n; }
+  if (u->pipes & (PM(P_FA) | PM(P_FM))) { m->fq[m->fq_i] = issue; m->fq_i = (m->fq_i + 1) % m->cfg.fq_entries; }
+  else { m->iq[m->iq_i] = issue; m->iq_i = (m->iq_i + 1) % m->cfg.iq_entries; }
+  if (u->load) { m->lq[m->lq_i] = retire; m->lq_i = (m->lq_i + 1) % m->cfg.lq_entries; }
+  if (u->store) { m->sq[m->sq_i] = retire; m->sq_i = (m->sq_i + 1) % m->cfg.sq_entries; }
+  m->group_retire[m->group_idx] = max64(m->group_retire[m->group_idx], retire);
+}
+
+static uint64_t retire_at(struct ev67 *m, uint64_t ready, uint16_t *delay)
+{
+  uint64_t t = max64(ready, m->last_retire);
+  if (t == m->last_retire && m->retire_in_cycle >= 11) t++;   /* HRM 6.10.2.3.2: 11 peak */
+  uint64_t d = t - m->last_retire;
+  *delay = (uint16_t)(d > 0xFFFF ? 0xFFFF : d);
+  if (t != m->last_retire) m->retire_in_cycle = 0;
+  m->last_retire = t;
+  m->retire_in_cycle++;
+  return t;
+}
+
+/* A younger load that issued before an older store to overlapping bytes. */
+static const struct store_rec *order_conflict(struct ev67 *m, uint64_t addr, unsigned size,
+                                              uint64_t issue)
+{
+  for (unsigned i = 0; i < 32; i++) {
+    const struct store_rec *s = &m->stores[i];
+    if (!s->size || s->issue <= issue) continue;
+    if (addr < s->addr + s->size && s->addr < addr + size) return s;
+  }
+  return NULL;
+}
+
+static uint64_t latest_store_issue(struct ev67 *m)
+{
+  uint64_t t = 0;
+  for (unsigned i = 0; i < 32; i++) t = max64(t, m->stores[i].issue);
+  return t;
+}
+
+/* How an instance ended. */
+enum inst_end { INST_OK, INST_REFETCH, INST_TRAPPED };
+
+/* Times one instance; INST_REFETCH when it trapped and is fetched again,
+ * INST_TRAPPED when it trapped and the kernel completed it (already emitted). */
+static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, const struct uop *u,
+                         bool second_half, struct uop_fate *out)
+{
+  uint32_t flags = 0;
+  uint64_t fetch = fetch_at(m, in->pc, in->asn, &flags);
+  if (second_half) fetch = m->fetch_cycle = fetch + 1;   /* CMOV2: the next cycle */
+  struct uop_fate *f = new_fate(m, in->pc, in->kernel);
+  f->fetch = fetch;
+  f->slot = fetch + 1;
+  f->flags = flags;
+  if (flags & FATE_ITB_MISS) f->pmpc_redirect = EV67_PMPC_ITB_MISS;
+  if (u->nop) {
+    /* The fetcher squashes it: fetched, never mapped (HRM 6.10.3.1). */
+    f->flags |= FATE_SQUASHED_NOP | FATE_RETIRED;
+    f->end = max64(fetch + 2, m->last_retire);
+    m->st.squashed_nops++;
+    *out = *f;
+    return INST_OK;
+  }
+  f->map = map_at(m, u, in->pc, f->slot, &f->flags);
+  uint64_t t = f->map + 1;
+  if (u->serial) t = max64(t, m->last_retire);
+  if (u->load && bpred_stwait_get(m->bp, in->pc)) t = max64(t, latest_store_issue(m) + 1);
+  unsigned pipe;
+  f->issue = issue_at(m, u, t, &pipe);
+  uint64_t lat = u->lat;
+  bool trap = false;
+  uint64_t kill = 0, redirect = 0;
+  if (u->load || u->store) {
+    struct mem_access acc;
+    if (in->unaligned && u->aligned_only) {
+      f->flags |= FATE_TRAP | FATE_UNALIGNED;
+      f->trap = EV67_TRAP_UNALIGNED;
+      m->st.unaligned++;
+      kill = f->issue + 3;
+      redirect = kill + m->cfg.unaligned_fixup;
+      trap = true;
+    } else {
+      memsys_data(m->ms, in->asn, in->ea, u->size ? u->size : 8, u->store, f->issue, &acc);
+      if (acc.tlb_miss) {
+        f->flags |= FATE_TRAP | FATE_DTB_MISS;
+        f->trap = EV67_TRAP_DTB_MISS;
+        m->st.dtb_misses++;
+        kill = f->issue + 3;
+        redirect = max64(f->fetch + 1 + m->cfg.pen_dtb_miss, kill) + m->cfg.tb_fill_cycles;
+        trap = true;
+      } else {
+        if (u->load) {
+          f->level = acc.level;
+          lat = acc.latency + (u->fp_dst ? m->cfg.lat_ld_fp - m->cfg.lat_ld_int : 0);
+          if (acc.l1_miss) m->st.dcache_misses++;
+          if (acc.bc_miss) m->st.bcache_misses++;
+          const struct store_rec *s = order_conflict(m, in->ea, u->size, f->issue);
+          if (s) {
+            /* Store-load order replay (HRM 2.11): the load is replayed when
+             * the older store issues; it waits for stores from now on. */
+            f->flags |= FATE_TRAP | FATE_LSO;
+            f->trap = EV67_TRAP_REPLAY;
+            m->st.replays++;
+            bpred_stwait_set(m->bp, in->pc);
+            kill = s->issue + 2;
+            redirect = max64(f->fetch + 1 + m->cfg.pen_mbox_order, kill);
+            trap = true;
+          }
+        } else {
+          m->stores[m->store_i] = (struct store_rec){ in->ea, f->issue, f->seq, u->size };
+          m->store_i = (m->store_i + 1) % 32;
+        }
+      }
+    }
+    if (u->load) m->st.loads++; else m->st.stores++;
+  }
+  if (trap) {
+    f->end = kill;
+    m->st.traps++;
+    m->st.killed++;
+    /* The younger instructions fetched meanwhile die with it. */
+    *out = *f;
+    emit(m, f);
+    spec_run(m, in->pc + 4, fetch, ((in->pc + 4) & 15) != 0, kill, false, in->asn, in->kernel);
+    m->redirect = redirect;
+    m->block_pc = ~0ull;
+    m->serial_after = max64(m->serial_after, kill);
+    /* The kernel emulated an unaligned access; other traps re-execute. */
+    return f->trap == EV67_TRAP_UNALIGNED ? INST_TRAPPED : INST_REFETCH;
+  }
+  f->complete = f->issue + lat;
+  if (u->dst != NOREG) {
+    m->ready[u->dst] = f->complete;
+    m->clus[u->dst] = (uint8_t)cluster_of(pipe);
+  }
+  f->end = retire_at(m, f->complete + 2, &f->retire_delay);
+  f->flags |= FATE_RETIRED;
+  m->st.retired++;
+  hold(m, u, f->issue, f->end);
+  if (u->serial) m->serial_after = max64(m->serial_after, f->end);
+  *out = *f;
+  return INST_OK;
+}
+
+const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
+{
+  struct uop u;
+  classify(&m->cfg, in->d, &u);
+  const struct axp_insn *d = in->d;
+  bool cmov = d->id < AXP_NUM_IDS && axp_info[d->id].cls == AXP_CLS_CMOV;
+  struct uop_fate f;
+  if (cmov) {
+    /* CMOV is two instructions on the chip (HRM 6.10.3.1): cmov1 reads Ra and
+     * the old Rc, cmov2 reads cmov1's result and Rb. */
+    struct uop u1 = u, u2 = u;
+    u1.src[1] = NOREG;
+    u2.src[0] = u.dst;
+    u2.src[2] = NOREG;
+    if (run_instance(m, in, &u1, false, &f) == INST_OK) emit(m, &f);
+    run_instance(m, in, &u2, true, &f);
+  } else {
+    enum inst_end e;
+    for (int tries = 0; (e = run_instance(m, in, &u, false, &f)) == INST_REFETCH && tries < 4; tries++) {}
+    if (e == INST_TRAPPED) {
+      m->cur = f;
+      return &m->cur;
+    }
+  }
+  /* Control flow: predict, compare with the outcome, train. */
+  bool is_ctl = u.cond_branch || u.jump || (d->id == AXP_BR || d->id == AXP_BSR);
+  if (is_ctl && !(f.flags & FATE_TRAP)) {
+    bool ptaken = false;
+    uint64_t ptarget = in->pc + 4;
+    bpred_predict(m->bp, in->pc, d, &ptaken, &ptarget);
+    bool taken = u.cond_branch ? in->taken : true;
+    bool wrong = u.cond_branch ? ptaken != taken : ptarget != in->next_pc;
+    if (u.cond_branch) {
+      m->st.cond_branches++;
+      if (taken) f.flags |= FATE_TAKEN;
+    } else if (u.jump) {
+      m->st.jumps++;
+    }
+    bpred_update(m->bp, in->pc, d, taken, in->next_pc);
+    if (wrong) {
+      f.flags |= FATE_TRAP | (u.cond_branch ? FATE_MISPREDICT : FATE_JMP_MISPRED);
+      if (u.cond_branch) m->st.cond_mispredicts++; else m->st.jump_mispredicts++;
+      uint64_t pen = u.cond_branch ? m->cfg.pen_branch : m->cfg.pen_jump;
+      uint64_t kill = f.issue + 2;
+      m->cur = f;
+      emit(m, &f);
+      uint64_t wpc = ptaken ? ptarget : in->pc + 4;
+      spec_run(m, wpc, f.fetch, !ptaken && ((in->pc + 4) & 15) != 0, kill, true, in->asn, in->kernel);
+      m->redirect = max64(f.fetch + 1 + pen, f.issue + pen - 2);
+      m->block_pc = ~0ull;
+      m->cur = f;
+      return &m->cur;
+    }
+    if (taken) m->block_pc = ~0ull;   /* a taken branch ends the fetch block */
+  }
+  m->cur = f;
+  emit(m, &f);
+  return &m->cur;
+}
+
+void ev67_stall(struct ev67 *m, uint64_t cycles)
+{
+  uint64_t t = max64(m->last_retire, m->fetch_cycle) + cycles;
+  m->redirect = max64(m->redirect, t);
+  m->serial_after = max64(m->serial_after, t);
+  m->last_retire = max64(m->last_retire, t);
+  m->block_pc = ~0ull;
+}
