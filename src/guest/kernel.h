@@ -84,6 +84,7 @@ struct task {
   uint64_t restart_nr, restart_a3;   /* original v0 and a3 for re-execution */
   bool in_syscall_wait;
   uint64_t sleep_deadline;   /* kept across re-execution of nanosleep */
+  uint64_t io_done;          /* bytes a blocking write already moved, across re-execution */
   uint64_t saved_mask;       /* sigsuspend/ppoll mask to restore */
   bool has_saved_mask;
   uint64_t clear_child_tid, robust_list;

@@ -63,11 +63,54 @@ static uint64_t oflags_from_host(int h)
 }
 
 /* ---- read/write ---- */
+/* Writes to a pipe, socket or tty go through the scheduler: the host fd is
+ * made non-blocking for the call, and when the buffer is full the task blocks
+ * (keeping what it wrote in io_done) until it drains, so a large write to a
+ * pipe read by another guest thread never blocks the emulator. */
+static int64_t stream_write(struct machine *m, struct task *t, int h, uint64_t buf, uint64_t len)
+{
+  (void)m;
+  int fl = fcntl(h, F_GETFL);
+  bool was_blocking = fl >= 0 && !(fl & O_NONBLOCK);
+  uint8_t *tmp = malloc(IOBUF);
+  if (!tmp) return -ENOMEM;
+  if (was_blocking) fcntl(h, F_SETFL, fl | O_NONBLOCK);
+  int64_t ret = 0;
+  for (;;) {
+    uint64_t left = len - t->io_done;
+    if (!left) { ret = (int64_t)t->io_done; break; }
+    size_t n = left > IOBUF ? IOBUF : (size_t)left;
+    if (get(t, buf + t->io_done, tmp, n)) { ret = t->io_done ? (int64_t)t->io_done : -EFAULT; break; }
+    ssize_t r = write(h, tmp, n);
+    if (r > 0) { t->io_done += (uint64_t)r; continue; }
+    int e = errno;
+    if (r < 0 && e == EAGAIN && was_blocking) {
+      t->wait_fd = h;
+      t->wait_events = POLLOUT;
+      task_block(t, WAIT_FD);
+      ret = SYS_BLOCK;
+      break;
+    }
+    if (r < 0 && e == EPIPE) signal_send(m, t, NULL, GSIG_PIPE, 0, 0, t->proc->pid);
+    ret = t->io_done ? (int64_t)t->io_done : (r < 0 ? -e : 0);
+    break;
+  }
+  if (was_blocking) fcntl(h, F_SETFL, fl);
+  free(tmp);
+  if (ret != SYS_BLOCK) t->io_done = 0;
+  return ret;
+}
+
 static int64_t do_io(struct machine *m, struct task *t, uint64_t gfd, uint64_t buf, uint64_t len,
                      int64_t off, bool wr)
 {
   int h = hostfd(t, gfd);
   if (h < 0) return h;
+  if (wr && off < 0) {
+    struct stat st;
+    if (fstat(h, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+      return stream_write(m, t, h, buf, len);
+  }
   if (off < 0) {
     int w = sys_wait_fd(m, t, h, wr ? POLLOUT : POLLIN);
     if (w) return w;
