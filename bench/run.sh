@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# `make bench`: speed figures for the functional core. Builds the kernels in
+# bench/ for Alpha into $BUILD/bench/ (loop static, with -Wl,--no-relax for the
+# binutils relaxation bug; libc and hello dynamic), runs each under
+# `profileme run --stats` and under qemu-alpha, best of BENCH_REPS runs
+# (default 3), and prints guest instructions (from --stats), wall times, MIPS
+# and qemu_time / profileme_time (above 1: profileme is faster). Figures, not a
+# pass/fail test; it fails only if a program cannot be built or run.
+#   BENCH_LOOP_ITERS (default 350000000), BENCH_LIBC_ROUNDS (default 4)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+PROFILEME=${PROFILEME:-$PWD/$BUILD/profileme}
+CC_ALPHA=${ALPHA_CC:-alpha-linux-gnu-gcc}
+QEMU=${QEMU_ALPHA:-qemu-alpha}
+SYSROOT=${ALPHA_SYSROOT:-/usr/alpha-linux-gnu}
+REPS=${BENCH_REPS:-3}
+out=$BUILD/bench
+mkdir -p "$out"
+
+"$CC_ALPHA" -O2 -Wall -static -Wl,--no-relax -o "$out/loop" bench/loop.c
+for k in libc hello; do
+  "$CC_ALPHA" -O2 -Wall -o "$out/$k" "bench/$k.c"
+done
+
+now() { date +%s.%N; }
+tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
+
+# best_time CMD...: runs CMD REPS times (stdout discarded, stderr kept in $tmp)
+# and prints the shortest wall time in seconds.
+best_time() {
+  local best= t0 t1 i
+  for ((i = 0; i < REPS; i++)); do
+    t0=$(now)
+    "$@" >/dev/null 2>"$tmp" || { cat "$tmp" >&2; echo "bench: failed: $*" >&2; exit 1; }
+    t1=$(now)
+    best=$(awk -v a="$t0" -v b="$t1" -v m="$best" \
+                'BEGIN { d = b - a; if (m != "" && m + 0 < d) d = m; printf "%.4f", d }')
+  done
+  echo "$best"
+}
+
+printf 'profileme bench: %s, %s cores, best of %s runs\n' \
+  "$(date -u +%Y-%m-%d)" "$(nproc)" "$REPS"
+printf '%-8s %14s %10s %10s %10s %10s\n' \
+  workload "guest insns" "pm wall s" "pm MIPS" "qemu s" "qemu/pm"
+
+# bench_one NAME ARGS...: one row of the table.
+bench_one() {
+  local name=$1; shift
+  local prog=$out/$name pm q insns
+  pm=$(best_time "$PROFILEME" run --stats "$prog" "$@")
+  insns=$(sed -n 's/^profileme: \([0-9]*\) instructions.*/\1/p' "$tmp")
+  [ -n "$insns" ] || { echo "bench: no --stats line for $name" >&2; exit 1; }
+  q=$(best_time "$QEMU" -L "$SYSROOT" "$prog" "$@")
+  awk -v n="$name" -v i="$insns" -v p="$pm" -v q="$q" 'BEGIN {
+    printf "%-8s %14.0f %10.3f %10.1f %10.3f %10.2f\n", n, i, p, i / p / 1e6, q, q / p }'
+}
+
+bench_one loop "${BENCH_LOOP_ITERS:-350000000}"
+bench_one libc "${BENCH_LIBC_ROUNDS:-4}"
+bench_one hello
+echo "MIPS = guest instructions / profileme wall time (start-up included)."
