@@ -1,0 +1,77 @@
+/* The 21264/EV67 memory hierarchy for the timing model: Icache and Dcache
+ * (64 KB, 2-way, 64-byte lines, round-robin), a direct-mapped unified Bcache,
+ * memory behind it, ITB and DTB (128 entries, fully associative, round-robin,
+ * 8 KB pages, ASN-tagged) and the 8-entry miss address file. Every size and
+ * latency comes from the ev67_config given to memsys_create; all state is
+ * allocated there, nothing is allocated per access. Cycles are absolute and
+ * calls should come in roughly increasing cycle order (out-of-order issue is
+ * tolerated, see docs/timing.md "Memory hierarchy"). There is no physical
+ * memory model yet: a virtual address is used as its own physical address. */
+#ifndef UARCH_MEMSYS_H
+#define UARCH_MEMSYS_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "uarch/uarch.h"
+
+struct memsys;
+
+/* An asn with this bit set names a translation or Icache line with the ASM
+ * bit (HRM 2.1.1.3): it matches in every address space (kernel pages). Other
+ * ASNs are compared in their low 8 bits, as the hardware's 8-bit ASN field. */
+#define MEMSYS_ASN_GLOBAL 0x80000000u
+
+/* What one access cost and where it was served. */
+struct mem_access {
+  unsigned latency;  /* data: load-to-use cycles from the issue cycle (an L1 hit is
+                        cfg->lat_ld_int; the caller adds FP's extra cycle);
+                        fetch: extra cycles before the block can be fetched (0 on a
+                        hit). Includes tb_fill_cycles on a TB miss and any wait for
+                        a free MAF entry. */
+  uint8_t level;     /* enum ev67_level: LVL_L1, LVL_BCACHE or LVL_MEM */
+  bool tlb_miss;     /* DTB (data) or ITB (fetch) miss; the entry is now installed */
+  bool l1_miss;      /* the line was not in the Dcache/Icache (also true when merged) */
+  bool bc_miss;      /* the line comes from memory */
+  bool merged;       /* the line's fill was already in flight: remaining latency only */
+  bool maf_wait;     /* the miss waited for a free MAF entry */
+};
+
+/* Ground truth, counted exactly. A data access that crosses a line counts
+ * once in loads/stores and once per line in dc_accesses. */
+struct memsys_stats {
+  uint64_t loads, stores;
+  uint64_t dc_accesses, dc_misses, dc_merges, dc_writebacks;
+  uint64_t ic_accesses, ic_misses, ic_merges;
+  uint64_t bc_accesses, bc_misses, bc_writebacks;
+  uint64_t bc_back_invals;      /* Dcache lines invalidated to keep the Dcache a subset */
+  uint64_t dtb_accesses, dtb_misses, itb_accesses, itb_misses;
+  uint64_t maf_waits, maf_wait_cycles;
+};
+
+/* Returns a cold hierarchy sized by cfg (copied), or NULL when a size is not
+ * a power of two or an allocation fails. */
+struct memsys *memsys_create(const struct ev67_config *cfg);
+void memsys_destroy(struct memsys *ms);
+
+/* A data load or store of size bytes at va, issued at cycle, in address space
+ * asn: DTB, Dcache, Bcache, memory. Stores write-allocate and dirty the line.
+ * An access that crosses a line boundary touches both lines and reports the
+ * slower. Fills *out. */
+void memsys_data(struct memsys *ms, unsigned asn, uint64_t va, unsigned size, bool store,
+                 uint64_t cycle, struct mem_access *out);
+
+/* An instruction fetch of the aligned block holding pc at cycle: Icache, and
+ * on an Icache miss only the ITB (HRM 2.1.1.3), then Bcache and memory.
+ * Fills *out. */
+void memsys_fetch(struct memsys *ms, unsigned asn, uint64_t pc, uint64_t cycle,
+                  struct mem_access *out);
+
+/* Invalidates the whole Icache (CALL_PAL imb). */
+void memsys_flush_icache(struct memsys *ms);
+
+/* Invalidates every ITB and DTB entry, global ones included (tbia). */
+void memsys_flush_tbs(struct memsys *ms);
+
+/* Returns the counters (owned by ms, live). */
+const struct memsys_stats *memsys_stats(const struct memsys *ms);
+
+#endif
