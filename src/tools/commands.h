@@ -9,4 +9,7 @@ int cmd_disasm(int argc, char **argv);
 /* profileme run [OPTIONS] PROG [ARGS...]: run an Alpha Linux program. */
 int cmd_run(int argc, char **argv);
 
+/* profileme stat [OPTIONS] PROG [ARGS...]: count events on the timed EV67. */
+int cmd_stat(int argc, char **argv);
+
 #endif

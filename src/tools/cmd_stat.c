@@ -1,0 +1,325 @@
+/* profileme stat: counts events over a run, like perf stat. Hardware events
+ * (cycles, instructions, cache-misses = B-cache misses, mbox-replays) obey the
+ * EV67's two-counter constraints (arch/alpha/kernel/perf_event.c) and are
+ * multiplexed like perf when they do not fit at once, with scaled counts; the
+ * sim/ PMU gives exact ground truth from the timing model. Output on stderr. */
+#include "tools/commands.h"
+#include "tools/timed.h"
+#include "util/err.h"
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern char **environ;
+
+#define GUEST_HZ 667000000.0   /* the modelled EV67 clock (docs/timing.md) */
+#define MAX_EVENTS 64
+#define MUX_CYCLES 2668000u    /* perf's 4 ms multiplexing tick at 667 MHz */
+
+enum hw { HW_CYCLES = 1, HW_INSTRUCTIONS, HW_BCACHE, HW_MBOX };   /* EV67_* event types */
+
+struct sim_event { const char *name; const char *desc; };
+/* Ground-truth events and what they count (exactly, from the timing model). */
+static const struct sim_event sim_events[] = {
+  { "cycles", "CPU cycles" },
+  { "instructions", "retired instructions (squashed NOPs excluded)" },
+  { "fetched", "fetched instructions, wrong path and killed included" },
+  { "branches", "retired conditional branches" },
+  { "branch-misses", "mispredicted conditional branches" },
+  { "jump-misses", "mispredicted jumps and returns" },
+  { "dtb-misses", "DTB misses" },
+  { "itb-misses", "ITB misses" },
+  { "icache-misses", "Icache misses (fetch blocks)" },
+  { "dcache-misses", "Dcache misses (loads)" },
+  { "bcache-misses", "B-cache misses (loads)" },
+  { "killed", "instructions killed (wrong path or behind a trap)" },
+  { "wrong-path", "instructions fetched on a mispredicted path" },
+  { "unaligned", "unaligned-access traps" },
+  { "replays", "load-store order replay traps" },
+  { "map-stalls", "instructions stalled between fetch and map" },
+  { "loads", "loads executed" },
+  { "stores", "stores executed" },
+  { "traps", "traps of any kind" },
+};
+#define NSIM (sizeof sim_events / sizeof sim_events[0])
+
+struct event {
+  char name[64];
+  bool sim;
+  int hw;          /* enum hw for hardware events */
+  int sim_idx;
+  uint64_t value, enabled, running;
+};
+
+struct stat_run {
+  struct event ev[MAX_EVENTS];
+  int n;
+  /* hardware scheduling */
+  int configs[MAX_EVENTS][2];   /* event indices per multiplexing slot, -1 = none */
+  int nconfigs, cur;
+  uint64_t slot_start, last_cycle;
+  struct timed *timed;
+};
+
+static uint64_t sim_value(const struct ev67_stats *s, uint64_t cycles, int i)
+{
+  switch (i) {
+  case 0: return cycles;
+  case 1: return s->retired;
+  case 2: return s->fetched;
+  case 3: return s->cond_branches;
+  case 4: return s->cond_mispredicts;
+  case 5: return s->jump_mispredicts;
+  case 6: return s->dtb_misses;
+  case 7: return s->itb_misses;
+  case 8: return s->icache_misses;
+  case 9: return s->dcache_misses;
+  case 10: return s->bcache_misses;
+  case 11: return s->killed;
+  case 12: return s->wrong_path;
+  case 13: return s->unaligned;
+  case 14: return s->replays;
+  case 15: return s->map_stalls;
+  case 16: return s->loads;
+  case 17: return s->stores;
+  default: return s->traps;
+  }
+}
+
+/* Parses one event name; returns 0 or -1 with a message. */
+static int parse_event(const char *s, struct event *e)
+{
+  memset(e, 0, sizeof *e);
+  snprintf(e->name, sizeof e->name, "%s", s);
+  if (!strncmp(s, "sim/", 4)) {
+    char n[64];
+    snprintf(n, sizeof n, "%s", s + 4);
+    size_t l = strlen(n);
+    if (l && n[l - 1] == '/') n[l - 1] = 0;
+    for (size_t i = 0; i < NSIM; i++)
+      if (!strcmp(n, sim_events[i].name)) { e->sim = true; e->sim_idx = (int)i; return 0; }
+    fprintf(stderr, "event syntax error: '%s'\n  unknown sim event; 'profileme stat --list' shows them\n", s);
+    return -1;
+  }
+  static const struct { const char *n; int hw; } names[] = {
+    { "cycles", HW_CYCLES }, { "cpu-cycles", HW_CYCLES }, { "instructions", HW_INSTRUCTIONS },
+    { "cache-misses", HW_BCACHE }, { "bcache-misses", HW_BCACHE }, { "mbox-replays", HW_MBOX },
+    { "r1", HW_CYCLES }, { "r2", HW_INSTRUCTIONS }, { "r3", HW_BCACHE }, { "r4", HW_MBOX },
+    { "cpu/cycles/", HW_CYCLES }, { "cpu/instructions/", HW_INSTRUCTIONS },
+    { "cpu/event=1/", HW_CYCLES }, { "cpu/event=2/", HW_INSTRUCTIONS },
+    { "cpu/event=3/", HW_BCACHE }, { "cpu/event=4/", HW_MBOX },
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(s, names[i].n)) { e->hw = names[i].hw; return 0; }
+  if (!strcmp(s, "cache-references") || !strcmp(s, "branches") || !strcmp(s, "branch-misses") ||
+      !strncmp(s, "L1-", 3) || !strncmp(s, "dTLB", 4) || !strncmp(s, "iTLB", 4)) {
+    fprintf(stderr, "event '%s' is not supported by the EV67 PMU (perf: <not supported>);\n"
+                    "  its exact count is available as a sim/ event, e.g. sim/branch-misses/\n", s);
+    return -1;
+  }
+  fprintf(stderr, "event syntax error: '%s'\n  unknown event; 'profileme stat --list' shows them\n", s);
+  return -1;
+}
+
+/* Can events a and b share the PMU (HRM Table 5-16 SL1 rows, as the Linux
+ * driver pairs them)? PCTR0 takes instructions or cycles; PCTR1 cycles,
+ * B-cache misses (with instructions) or Mbox replays (with cycles). */
+static bool pair_ok(int a, int b)
+{
+  if (a > b) { int t = a; a = b; b = t; }
+  return (a == HW_CYCLES && b == HW_INSTRUCTIONS) || (a == HW_INSTRUCTIONS && b == HW_BCACHE) ||
+         (a == HW_CYCLES && b == HW_MBOX);
+}
+
+static void schedule(struct stat_run *r)
+{
+  bool placed[MAX_EVENTS] = { false };
+  r->nconfigs = 0;
+  for (int i = 0; i < r->n; i++) {
+    if (r->ev[i].sim || placed[i]) continue;
+    int *c = r->configs[r->nconfigs++];
+    c[0] = i; c[1] = -1;
+    placed[i] = true;
+    for (int j = i + 1; j < r->n; j++) {
+      if (r->ev[j].sim || placed[j] || !pair_ok(r->ev[i].hw, r->ev[j].hw)) continue;
+      c[1] = j;
+      placed[j] = true;
+      break;
+    }
+  }
+}
+
+/* Counts a fate for the hardware events scheduled now. */
+static void on_fate(void *ctx, const struct uop_fate *f)
+{
+  struct stat_run *r = ctx;
+  if (!r->nconfigs) return;
+  uint64_t now = f->end > r->last_cycle ? f->end : r->last_cycle;
+  int *c = r->configs[r->cur];
+  for (int k = 0; k < 2; k++) {
+    if (c[k] < 0) continue;
+    struct event *e = &r->ev[c[k]];
+    switch (e->hw) {
+    case HW_CYCLES: e->value += now - r->last_cycle; break;
+    case HW_INSTRUCTIONS:
+      if ((f->flags & FATE_RETIRED) && !(f->flags & FATE_SQUASHED_NOP)) e->value++;
+      break;
+    case HW_BCACHE: if (f->level == LVL_MEM) e->value++; break;
+    case HW_MBOX: if (f->trap == EV67_TRAP_REPLAY) e->value++; break;
+    }
+  }
+  /* Time accounting and rotation on perf's multiplexing tick. */
+  for (int i = 0; i < r->n; i++) if (!r->ev[i].sim) r->ev[i].enabled += now - r->last_cycle;
+  for (int k = 0; k < 2; k++) if (c[k] >= 0) r->ev[c[k]].running += now - r->last_cycle;
+  r->last_cycle = now;
+  if (r->nconfigs > 1 && now - r->slot_start >= MUX_CYCLES) {
+    r->cur = (r->cur + 1) % r->nconfigs;
+    r->slot_start = now;
+  }
+}
+
+static void list_events(void)
+{
+  printf("List of pre-defined events (to be used in -e):\n\n");
+  printf("  cycles OR cpu-cycles                               [Hardware event]\n");
+  printf("  instructions                                       [Hardware event]\n");
+  printf("  cache-misses OR bcache-misses                      [Hardware event: B-cache misses]\n");
+  printf("  mbox-replays                                       [Hardware event: Mbox replay traps]\n");
+  printf("  cpu/event=N/, rN (N = 1 cycles, 2 instructions, 3 B-cache misses, 4 Mbox replays)\n\n");
+  for (size_t i = 0; i < NSIM; i++)
+    printf("  sim/%s/%*s[Ground truth: %s]\n", sim_events[i].name,
+           (int)(46 - strlen(sim_events[i].name)), "", sim_events[i].desc);
+}
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+    "usage: profileme stat [OPTIONS] [--] PROG [ARGS...]\n"
+    "Runs PROG on the timed EV67 and prints event counts on stderr, like perf stat.\n\n"
+    "  -e, --event LIST   events to count (comma separated, repeatable); default\n"
+    "                     cycles,instructions,sim/branches/,sim/branch-misses/\n"
+    "  -x, --field-separator SEP   CSV output: value,unit,event,run-time,percent,,\n"
+    "      --list         list the events\n"
+    "      --seed N       guest random seed (runs are deterministic)\n"
+    "      --sysroot DIR  where absolute guest paths are looked up first\n"
+    "  -h, --help         this text\n\n"
+    "Hardware events follow the EV67's two-counter constraints; when they do not\n"
+    "fit at once they are multiplexed and scaled, as perf does.\n");
+}
+
+static void print_num(FILE *f, uint64_t v)
+{
+  char buf[32], out[48];
+  int n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)v), j = 0;
+  for (int i = 0; i < n; i++) {
+    out[j++] = buf[i];
+    if ((n - i - 1) % 3 == 0 && i != n - 1) out[j++] = ',';
+  }
+  out[j] = 0;
+  fprintf(f, "%18s", out);
+}
+
+int cmd_stat(int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "event", required_argument, 0, 'e' }, { "field-separator", required_argument, 0, 'x' },
+    { "list", no_argument, 0, 'l' }, { "seed", required_argument, 0, 'S' },
+    { "sysroot", required_argument, 0, 's' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+  };
+  static struct stat_run r;
+  memset(&r, 0, sizeof r);
+  struct machine_opts mo = { .sysroot = "/usr/alpha-linux-gnu" };
+  const char *sep = NULL;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "+e:x:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'e': {
+      char *list = strdup(optarg), *save = NULL;
+      if (!list) return 1;
+      for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (r.n == MAX_EVENTS) { fprintf(stderr, "profileme stat: too many events\n"); free(list); return 2; }
+        if (parse_event(tok, &r.ev[r.n])) { free(list); return 2; }
+        r.n++;
+      }
+      free(list);
+      break;
+    }
+    case 'x': sep = optarg; break;
+    case 'l': list_events(); return 0;
+    case 'S': mo.seed = strtoull(optarg, NULL, 0); break;
+    case 's': mo.sysroot = optarg; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (optind >= argc) { fprintf(stderr, "profileme stat: no program given\n"); usage(stderr); return 2; }
+  if (!r.n) {
+    const char *def[] = { "cycles", "instructions", "sim/branches/", "sim/branch-misses/" };
+    for (int i = 0; i < 4; i++) parse_event(def[i], &r.ev[r.n++]);
+  }
+  schedule(&r);
+  signal(SIGPIPE, SIG_IGN);
+  struct machine *m = machine_create(&mo);
+  if (!m) return 1;
+  const char *prog = argv[optind];
+  char detail[512] = "";
+  int err = machine_spawn(m, prog, argc - optind, argv + optind, environ, detail, sizeof detail);
+  if (err) {
+    fprintf(stderr, "profileme stat: cannot run %s: %s\n", prog,
+            err == PM_EINTERP ? detail : pm_strerror(err));
+    machine_destroy(m);
+    return err == PM_ENOENT ? 127 : 126;
+  }
+  r.timed = timed_create(m, &ev67_default_config, on_fate, NULL, &r);
+  if (!r.timed) { machine_destroy(m); return 1; }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int status = machine_run(m);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  fflush(stdout);
+  const struct ev67_stats *st = ev67_stats(timed_core(r.timed));
+  uint64_t cycles = ev67_now(timed_core(r.timed));
+  for (int i = 0; i < r.n; i++) {
+    struct event *e = &r.ev[i];
+    if (e->sim) { e->value = sim_value(st, cycles, e->sim_idx); e->enabled = e->running = cycles; }
+  }
+  double guest_s = (double)cycles / GUEST_HZ;
+  double host_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  uint64_t hw_cycles = 0, hw_insns = 0;
+  for (int i = 0; i < r.n; i++) {
+    struct event *e = &r.ev[i];
+    double scaled = e->running ? (double)e->value * ((double)e->enabled / (double)e->running) : 0;
+    double pct = e->enabled ? 100.0 * (double)e->running / (double)e->enabled : 0;
+    uint64_t v = (uint64_t)(scaled + 0.5);
+    if (!e->sim && e->hw == HW_CYCLES) hw_cycles = v;
+    if (!e->sim && e->hw == HW_INSTRUCTIONS) hw_insns = v;
+    if (sep) {
+      if (e->running)
+        fprintf(stderr, "%llu%s%s%s%s%s%llu%s%.2f%s%s\n", (unsigned long long)v, sep, "", sep, e->name,
+                sep, (unsigned long long)((double)e->running / GUEST_HZ * 1e9), sep, pct, sep, sep);
+      else fprintf(stderr, "<not counted>%s%s%s%s0%s0.00%s%s\n", sep, sep, e->name, sep, sep, sep, sep);
+    } else {
+      if (i == 0) fprintf(stderr, "\n Performance counter stats for '%s':\n\n", prog);
+      if (!e->running) { fprintf(stderr, "%18s      %-28s\n", "<not counted>", e->name); continue; }
+      print_num(stderr, v);
+      fprintf(stderr, "      %-28s", e->name);
+      if (!e->sim && e->hw == HW_INSTRUCTIONS && hw_cycles)
+        fprintf(stderr, " #  %5.2f  insn per cycle", (double)hw_insns / (double)hw_cycles);
+      if (pct < 99.995) fprintf(stderr, "  (%.2f%%)", pct);
+      fprintf(stderr, "\n");
+    }
+  }
+  if (!sep) {
+    fprintf(stderr, "\n  %15.9f seconds time elapsed (guest, at 667 MHz)\n", guest_s);
+    fprintf(stderr, "  %15.9f seconds host time, %.1f guest MIPS\n\n", host_s,
+            host_s > 0 ? (double)st->retired / host_s / 1e6 : 0.0);
+  }
+  timed_destroy(r.timed);
+  int rc = status & 0x7f ? 128 + sig_to_host(status & 0x7f) : (status >> 8) & 0xff;
+  machine_destroy(m);
+  return rc;
+}
