@@ -1,0 +1,699 @@
+/* EV67 performance-monitoring hardware (HRM 5.2.22, 6.10, D.28). Fates arrive in
+ * fetch order; ProfileMe selection is done then (fetch counting is in order).
+ * Retires go to an ordered ring, B-cache misses and replays to a min-heap, and
+ * advance() counts them cycle by cycle, in spans with no event and no window
+ * boundary inside, so cycle counting costs nothing per cycle. Each event stream
+ * has a per-cycle cap (8 retires, 1 for PCTR1 inputs); the excess is carried
+ * into later cycles (HRM 6.10.2.3.2). Choices where the HRM is silent are
+ * marked "choice" and explained in docs/pmu.md. */
+#include "pmu/ev67_pmu.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { ST_RET, ST_BC, ST_RP, ST_N };                 /* event streams */
+static const unsigned stream_cap[ST_N] = { 8, 1, 1 };
+
+/* Counter inputs (HRM Table 5-16). */
+enum { IN_NONE, IN_CYCLES, IN_RET, IN_BC, IN_RP, IN_INUM };
+
+/* ProfileMe sampler state. */
+enum { PM_OFF, PM_WAIT, PM_RESID, PM_WINDOW, PM_DONE };
+
+#define CTR_WRAP (1ull << 20)
+
+static const uint32_t write_max[2] = { EV67_PCTR0_WRITE_MAX, EV67_PCTR1_WRITE_MAX };
+
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Counter k's input under the current SL0/SL1 (Table 5-16). Aggregate PCTR1 with
+ * SL1=01 is "not defined": it counts nothing (choice). */
+static int ctr_input(const struct ev67_pmu *p, int k)
+{
+  static const uint8_t in0[4] = { IN_RET, IN_CYCLES, IN_RET, IN_CYCLES };
+  static const uint8_t in1[2][4] = { { IN_CYCLES, IN_NONE, IN_BC, IN_RP },
+                                     { IN_CYCLES, IN_INUM, IN_BC, IN_RP } };
+  return k == 0 ? in0[p->sl1] : in1[p->sl0][p->sl1];
+}
+
+/* Whether counter k is enabled: PCTk_EN and (SPCE or PPCE) (Table 5-15). */
+static bool ctr_enabled(const struct ev67_pmu *p, int k)
+{
+  return p->pct_en[k] && (p->spce || p->ppce);
+}
+
+static bool pm_sampling(const struct ev67_pmu *p)
+{
+  return p->pm == PM_RESID || p->pm == PM_WINDOW;
+}
+
+/* Sets counter k's interrupt request at `cycle`; an earlier one stays. */
+static void raise_req(struct ev67_pmu *p, int k, uint64_t cycle)
+{
+  if (!p->req[k]) {
+    p->req[k] = true;
+    p->req_cycle[k] = cycle;
+  }
+}
+
+/* Counter k wrapped at `cycle`. Returns true once the wrap has been signalled
+ * (or is silent by mode), false if it was the missed wrap of an illegal write. */
+static bool on_wrap(struct ev67_pmu *p, int k, uint64_t cycle)
+{
+  p->latch[k] = true;
+  p->writes[k] = 0;
+  if (p->suppress[k]) {
+    p->suppress[k] = false;
+    return false;
+  }
+  if (!p->sl0)
+    raise_req(p, k, cycle);   /* ProfileMe: window counts wrap silently (choice) */
+  return true;
+}
+
+/* Adds `amount` to counter k, arriving at `rate` per cycle from cycle `a`;
+ * detects each wrap at its exact cycle. */
+static void ctr_add(struct ev67_pmu *p, int k, uint64_t amount, unsigned rate, uint64_t a)
+{
+  if (amount == 0)
+    return;
+  uint64_t need = CTR_WRAP - p->ctr[k], used = 0;
+  while (amount - used >= need) {
+    used += need;
+    if (on_wrap(p, k, a + (used + rate - 1) / rate - 1))
+      break;
+    need = CTR_WRAP;
+  }
+  p->ctr[k] = (uint32_t)((p->ctr[k] + amount) & EV67_PCTR_MASK);
+}
+
+/* ---- event queues ---- */
+
+static void heap_swap(struct ev67_pmu *p, unsigned i, unsigned j)
+{
+  struct ev67_pmu_event t = p->heap[i];
+  p->heap[i] = p->heap[j];
+  p->heap[j] = t;
+}
+
+static void heap_pop(struct ev67_pmu *p)
+{
+  p->heap[0] = p->heap[--p->heap_n];
+  for (unsigned i = 0;;) {
+    unsigned l = 2 * i + 1, r = l + 1, m = i;
+    if (l < p->heap_n && p->heap[l].cycle < p->heap[m].cycle) m = l;
+    if (r < p->heap_n && p->heap[r].cycle < p->heap[m].cycle) m = r;
+    if (m == i)
+      break;
+    heap_swap(p, i, m);
+    i = m;
+  }
+}
+
+/* The earliest queued event cycle, or UINT64_MAX. */
+static uint64_t next_event(const struct ev67_pmu *p)
+{
+  uint64_t c = p->ring_count ? p->ring[p->ring_head].cycle : UINT64_MAX;
+  return p->heap_n ? min64(c, p->heap[0].cycle) : c;
+}
+
+static void note_events(struct ev67_pmu *p, int s, uint64_t cycle, uint64_t n)
+{
+  p->carry[s] += n;
+  if (p->last_cycle[s] == cycle) {
+    p->last_n[s] += (uint32_t)n;
+  } else {
+    p->last_cycle[s] = cycle;
+    p->last_n[s] = (uint32_t)n;
+  }
+}
+
+/* Moves every queued event at or before `cur` into its stream's carry. */
+static void absorb(struct ev67_pmu *p, uint64_t cur)
+{
+  while (p->ring_count && p->ring[p->ring_head].cycle <= cur) {
+    uint32_t n = p->ring[p->ring_head].n;
+    p->ring_total -= n;
+    note_events(p, ST_RET, cur, n);
+    p->ring_head = (p->ring_head + 1) % EV67_PMU_RING;
+    p->ring_count--;
+  }
+  while (p->heap_n && p->heap[0].cycle <= cur) {
+    struct ev67_pmu_event e = p->heap[0];
+    p->heap_total[e.stream] -= e.count;
+    note_events(p, (int)e.stream, cur, e.count);
+    heap_pop(p);
+  }
+}
+
+/* ---- ProfileMe window ---- */
+
+/* Whether counter k counts during cycle c of a sample. B-cache misses are
+ * phase-shifted three cycles early (HRM 6.10.2.3.3, 6.10.3.3.4). */
+static bool pm_gate(const struct ev67_pmu *p, int k, uint64_t c)
+{
+  switch (ctr_input(p, k)) {
+  case IN_BC:   return c + 3 >= p->w0 && c + 3 <= p->w1;
+  case IN_INUM: return c >= p->inum_lo && c <= p->inum_hi;
+  case IN_NONE: return false;
+  default:      return c >= p->w0 && c <= p->w1;
+  }
+}
+
+/* The first cycle after `cur` at which a sample's gating changes. */
+static uint64_t next_boundary(const struct ev67_pmu *p, uint64_t cur)
+{
+  if (!pm_sampling(p))
+    return UINT64_MAX;
+  const uint64_t b[6] = { p->w0 - 3, p->w1 - 2, p->w0, p->w1 + 1, p->inum_lo, p->inum_hi + 1 };
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < 6; i++)
+    if (b[i] > cur && b[i] < best)
+      best = b[i];
+  return best;
+}
+
+/* TRAP_TYPE for redirect traps: the HRM says "invalid, use PMPC" for 9, 11 and
+ * 13 without saying which is which; we give them in PAL-offset order (choice). */
+static unsigned redirect_trap_type(unsigned off)
+{
+  switch (off & 0x7FFF) {
+  case EV67_PMPC_IACV:     return 9;
+  case EV67_PMPC_ITB_MISS: return 11;
+  default:                 return 13;
+  }
+}
+
+/* The window's last cycle has been counted: latch the profiled instruction's
+ * PC and status (HRM Table 6-13) and raise the counter-0 request. */
+static void close_window(struct ev67_pmu *p)
+{
+  const struct uop_fate *f = &p->prof;
+  uint32_t fl = f->flags;
+  bool redirect = f->pmpc_redirect != 0;
+  bool trp = redirect || (fl & (FATE_TRAP | FATE_MISPREDICT | FATE_JMP_MISPRED));
+  unsigned tt = 0;
+  if (trp)   /* mispredicts have no TRAP_TYPE code: we report 1, "unused" (choice) */
+    tt = redirect ? redirect_trap_type(f->pmpc_redirect)
+         : f->trap != EV67_TRAP_NONE ? (f->trap & 15u) : 1;
+  p->pmpc = redirect ? (p->pal_base & ~0x7FFFull) | (f->pmpc_redirect & 0x7FFFu)
+                     : f->pc & ~3ull;
+  p->i_stat = (trp && (fl & FATE_MISPREDICT) ? EV67_I_STAT_MIS : 0)
+            | (trp ? EV67_I_STAT_TRP : 0)
+            | (fl & FATE_LSO ? EV67_I_STAT_LSO : 0)
+            | (uint64_t)tt << EV67_I_STAT_TT_SHIFT
+            | (fl & FATE_ICM ? EV67_I_STAT_ICM : 0)
+            | (uint64_t)(p->ovr & 7) << EV67_I_STAT_OVR_SHIFT;
+  p->val = fl & FATE_RETIRED;
+  p->tak = fl & FATE_TAKEN;
+  p->pm_stalled = fl & FATE_MAP_STALL;
+  p->pm_killed_bm = fl & FATE_KILLED_BM;
+  p->pm = PM_DONE;            /* PCTR0 stops until PCTR_CTL is written (6.10.3.2) */
+  raise_req(p, 0, p->w1);
+}
+
+/* The valid fetched instruction that wrapped PCTR0 becomes the profiled one. The
+ * window opens the 5th cycle after its fetch and closes the 2nd cycle after it
+ * retires, aborts or traps (6.10.3.2); at least one cycle long (choice). */
+static void pm_select(struct ev67_pmu *p, const struct uop_fate *f)
+{
+  p->prof = *f;
+  uint64_t end = max64(f->end, f->fetch);
+  p->ovr = 0;
+  p->pm = PM_RESID;
+  p->w0 = f->fetch + 5;
+  p->w1 = max64(end + 2, p->w0);
+  /* Inum retire delay: the d cycles up to its retire, inside the window; the
+   * window runs 2 cycles past the retire, hence the HRM's bound of length - 2. */
+  uint64_t d = f->retire_delay;
+  p->inum_hi = min64(end, p->w1);
+  p->inum_lo = max64(end + 1 - min64(d, end + 1), p->w0);
+  if (d == 0 || p->inum_lo > p->inum_hi) {
+    p->inum_lo = 1;
+    p->inum_hi = 0;
+  }
+}
+
+/* PCTR0 while waiting: +1 per valid fetched instruction, at most 4 per cycle;
+ * then the residual of up to 7 fetched in the overflow cycle and the next
+ * (I_STAT[OVR], HRM 6.10.3.2 step 2). */
+static void pm_fetch(struct ev67_pmu *p, const struct uop_fate *f)
+{
+  if (!ctr_enabled(p, 0))
+    return;
+  if (f->fetch == p->pm_fetch_cycle) {
+    if (p->pm_fetch_n >= 4)
+      return;
+    p->pm_fetch_n++;
+  } else {
+    p->pm_fetch_cycle = f->fetch;
+    p->pm_fetch_n = 1;
+  }
+  if (p->pm == PM_RESID) {
+    if (f->fetch > p->prof.fetch + 1) {
+      p->pm = PM_WINDOW;
+    } else if (p->ovr < 7) {
+      p->ovr++;
+      p->ctr[0] = (p->ctr[0] + 1) & EV67_PCTR_MASK;
+    }
+    return;
+  }
+  p->ctr[0] = (p->ctr[0] + 1) & EV67_PCTR_MASK;
+  if (p->ctr[0] == 0 && on_wrap(p, 0, f->fetch))
+    pm_select(p, f);
+}
+
+/* ---- counting ---- */
+
+/* Counts cycles [a, b]: no queued event and no gating change inside. Streams
+ * drain their carry at their cap whether or not a counter takes them. */
+static void count_span(struct ev67_pmu *p, uint64_t a, uint64_t b)
+{
+  uint64_t len = b - a + 1, drained[ST_N];
+  for (int s = 0; s < ST_N; s++) {
+    drained[s] = len >= p->carry[s] ? p->carry[s] : min64(p->carry[s], stream_cap[s] * len);
+    p->carry[s] -= drained[s];
+  }
+  for (int k = 0; k < 2; k++) {
+    if (!ctr_enabled(p, k))
+      continue;
+    if (p->sl0 && !(pm_sampling(p) && pm_gate(p, k, a)))
+      continue;
+    switch (ctr_input(p, k)) {
+    case IN_CYCLES:
+    case IN_INUM: ctr_add(p, k, len, 1, a); break;
+    case IN_RET:  ctr_add(p, k, drained[ST_RET], stream_cap[ST_RET], a); break;
+    case IN_BC:   ctr_add(p, k, drained[ST_BC], 1, a); break;
+    case IN_RP:   ctr_add(p, k, drained[ST_RP], 1, a); break;
+    default: break;
+    }
+  }
+}
+
+/* Counts every cycle up to and including T. */
+static void advance(struct ev67_pmu *p, uint64_t T)
+{
+  while (p->next <= T) {
+    uint64_t cur = p->next;
+    if (p->pm == PM_RESID && cur > p->prof.fetch + 1)
+      p->pm = PM_WINDOW;
+    absorb(p, cur);
+    uint64_t end = min64(T, next_event(p) - 1);
+    end = min64(end, next_boundary(p, cur) - 1);
+    count_span(p, cur, end);
+    p->next = end + 1;
+    if (pm_sampling(p) && p->next > p->w1)
+      close_window(p);
+  }
+  if (pm_sampling(p) && p->next > p->w1)
+    close_window(p);
+}
+
+static void ring_push(struct ev67_pmu *p, uint64_t c)
+{
+  c = max64(c, p->next);
+  if (p->ring_count) {
+    unsigned t = (p->ring_head + p->ring_count - 1) % EV67_PMU_RING;
+    if (p->ring[t].cycle >= c) {   /* same cycle (or out of order: clamped) */
+      p->ring[t].n++;
+      p->ring_total++;
+      return;
+    }
+  }
+  if (p->ring_count == EV67_PMU_RING) {   /* never with an 80-entry window */
+    advance(p, p->ring[p->ring_head].cycle);
+    c = max64(c, p->next);
+  }
+  unsigned t = (p->ring_head + p->ring_count++) % EV67_PMU_RING;
+  p->ring[t].cycle = c;
+  p->ring[t].n = 1;
+  p->ring_total++;
+}
+
+static void heap_push(struct ev67_pmu *p, uint64_t c, int s)
+{
+  if (p->heap_n == EV67_PMU_HEAP)
+    advance(p, p->heap[0].cycle);
+  c = max64(c, p->next);
+  unsigned i = p->heap_n++;
+  p->heap[i] = (struct ev67_pmu_event){ c, 1, (uint32_t)s };
+  while (i && p->heap[(i - 1) / 2].cycle > p->heap[i].cycle) {
+    heap_swap(p, i, (i - 1) / 2);
+    i = (i - 1) / 2;
+  }
+  p->heap_total[s]++;
+}
+
+void ev67_pmu_observe(struct ev67_pmu *p, const struct uop_fate *f)
+{
+  p->max_fetch = max64(p->max_fetch, f->fetch);
+  if (p->sl0 && (p->pm == PM_WAIT || p->pm == PM_RESID))
+    pm_fetch(p, f);
+  /* A squashed instruction does not count as a retire (6.10.2.3.2). */
+  if ((f->flags & FATE_RETIRED) && !(f->flags & FATE_SQUASHED_NOP))
+    ring_push(p, f->end);
+  /* A B-cache miss is known at the B-cache lookup, just after issue (choice). */
+  if (f->level == LVL_MEM && f->issue)
+    heap_push(p, f->issue, ST_BC);
+  if (f->trap == EV67_TRAP_REPLAY)
+    heap_push(p, f->end, ST_RP);
+  if (p->max_fetch)
+    advance(p, p->max_fetch - 1);
+}
+
+void ev67_pmu_sync(struct ev67_pmu *p, uint64_t cycle)
+{
+  advance(p, cycle);
+}
+
+/* ---- interrupt look-ahead ---- */
+
+static int cmp_event(const void *a, const void *b)
+{
+  uint64_t x = ((const struct ev67_pmu_event *)a)->cycle;
+  uint64_t y = ((const struct ev67_pmu_event *)b)->cycle;
+  return x < y ? -1 : x > y;
+}
+
+/* The cycle at which stream s's queued events and carry add `need` to a counter,
+ * or UINT64_MAX if they never do. */
+static uint64_t project_stream(const struct ev67_pmu *p, int s, uint64_t need)
+{
+  uint64_t carry = p->carry[s];
+  uint64_t pending = s == ST_RET ? p->ring_total : p->heap_total[s];
+  if (carry + pending < need)
+    return UINT64_MAX;
+  struct ev67_pmu_event ev[EV67_PMU_RING > EV67_PMU_HEAP ? EV67_PMU_RING : EV67_PMU_HEAP];
+  unsigned n = 0;
+  if (s == ST_RET) {
+    for (unsigned i = 0; i < p->ring_count; i++) {
+      unsigned j = (p->ring_head + i) % EV67_PMU_RING;
+      ev[n++] = (struct ev67_pmu_event){ p->ring[j].cycle, p->ring[j].n, ST_RET };
+    }
+  } else {
+    for (unsigned i = 0; i < p->heap_n; i++)
+      if (p->heap[i].stream == (uint32_t)s)
+        ev[n++] = p->heap[i];
+    qsort(ev, n, sizeof ev[0], cmp_event);
+  }
+  uint64_t cap = stream_cap[s], cur = p->next;
+  for (unsigned i = 0; i < n; i++) {
+    if (ev[i].cycle > cur) {
+      uint64_t d = min64(carry, cap * (ev[i].cycle - cur));
+      if (d >= need)
+        break;
+      need -= d;
+      carry -= d;
+      cur = ev[i].cycle;
+    }
+    carry += ev[i].count;
+  }
+  return cur + (need + cap - 1) / cap - 1;
+}
+
+/* When counter k's next overflow request will be raised, from what is known. */
+static uint64_t project_overflow(const struct ev67_pmu *p, int k)
+{
+  if (p->sl0)
+    return k == 0 && pm_sampling(p) ? p->w1 : UINT64_MAX;
+  if (!ctr_enabled(p, k))
+    return UINT64_MAX;
+  uint64_t need = CTR_WRAP - p->ctr[k] + (p->suppress[k] ? CTR_WRAP : 0);
+  switch (ctr_input(p, k)) {
+  case IN_CYCLES: return p->next + need - 1;
+  case IN_RET:    return project_stream(p, ST_RET, need);
+  case IN_BC:     return project_stream(p, ST_BC, need);
+  case IN_RP:     return project_stream(p, ST_RP, need);
+  default:        return UINT64_MAX;
+  }
+}
+
+uint64_t ev67_pmu_irq_cycle(struct ev67_pmu *p)
+{
+  uint64_t best = UINT64_MAX;
+  for (int k = 0; k < 2; k++) {
+    if (!p->pcen[k])
+      continue;
+    uint64_t t = p->req[k] ? p->req_cycle[k] : project_overflow(p, k);
+    if (t == UINT64_MAX)
+      continue;
+    best = min64(best, max64(t, p->pcen_since[k]) + p->irq_latency);
+  }
+  return best;
+}
+
+/* ---- registers ---- */
+
+void ev67_pmu_init(struct ev67_pmu *p, uint64_t pal_base)
+{
+  memset(p, 0, sizeof *p);
+  p->pal_base = pal_base;
+  p->irq_latency = EV67_PMU_IRQ_LATENCY;
+  p->latch[0] = p->latch[1] = true;
+  p->pm_fetch_cycle = UINT64_MAX;
+  for (int s = 0; s < ST_N; s++)
+    p->last_cycle[s] = UINT64_MAX;
+}
+
+bool ev67_pmu_owns_ipr(unsigned ipr)
+{
+  switch (ipr) {
+  case EV67_IPR_PMPC: case EV67_IPR_IER: case EV67_IPR_IER_CM: case EV67_IPR_ISUM:
+  case EV67_IPR_HW_INT_CLR: case EV67_IPR_I_CTL: case EV67_IPR_PCTR_CTL: case EV67_IPR_I_STAT:
+    return true;
+  default:
+    return (ipr & 0xE0) == EV67_IPR_PCTX;
+  }
+}
+
+/* PCTR_CTL as stored, with bit 47 sign-extended into [63:48]. */
+static uint64_t pctr_ctl_raw(const struct ev67_pmu *p, uint32_t c0, uint32_t c1)
+{
+  uint64_t v = (uint64_t)(c0 & EV67_PCTR_MASK) << EV67_PCTR0_SHIFT
+             | (uint64_t)(c1 & EV67_PCTR_MASK) << EV67_PCTR1_SHIFT
+             | (p->pm_stalled ? EV67_PCTR_PM_STALLED : 0)
+             | (p->pm_killed_bm ? EV67_PCTR_PM_KILLED_BM : 0)
+             | (p->sl0 ? EV67_PCTR_SL0 : 0)
+             | (uint64_t)p->sl1 << EV67_PCTR_SL1_SHIFT
+             | (p->val ? EV67_PCTR_VAL : 0)
+             | (p->tak ? EV67_PCTR_TAK : 0);
+  return (v & (1ull << 47)) ? v | 0xFFFF000000000000ull : v;
+}
+
+/* Events of stream s in cycle c. */
+static uint64_t events_at(const struct ev67_pmu *p, int s, uint64_t c)
+{
+  return p->last_cycle[s] == c ? p->last_n[s] : 0;
+}
+
+/* A read while counting is disabled shows value + that cycle's increment:
+ * 0..4 retires for PCTR0, per SL1 for PCTR1 (HRM 6.10.1). */
+static uint64_t pctr_ctl_read(struct ev67_pmu *p, uint64_t cycle)
+{
+  advance(p, cycle);
+  uint32_t c0 = p->ctr[0], c1 = p->ctr[1];
+  if (!ctr_enabled(p, 0))
+    c0 += (uint32_t)min64(4, events_at(p, ST_RET, cycle));
+  if (!ctr_enabled(p, 1)) {
+    switch (ctr_input(p, 1)) {
+    case IN_CYCLES: c1 += 1; break;
+    case IN_BC:     c1 += (uint32_t)min64(1, events_at(p, ST_BC, cycle)); break;
+    case IN_RP:     c1 += (uint32_t)min64(1, events_at(p, ST_RP, cycle)); break;
+    default: break;
+    }
+  }
+  return pctr_ctl_raw(p, c0, c1);
+}
+
+/* One write of counter k (value already 20 bits), with its quirks (6.10.1). */
+static void counter_write(struct ev67_pmu *p, int k, uint32_t v)
+{
+  if (p->ctr[k] == EV67_PCTR_MASK)
+    p->exit_ovf[k] = true;          /* at the threshold: overflow at PAL exit */
+  if (p->latch[k] && ++p->writes[k] >= 2) {
+    p->latch[k] = false;            /* the second write clears the latch */
+    p->writes[k] = 0;
+  }
+  p->suppress[k] = v > write_max[k];
+  p->ctr[k] = v;
+}
+
+static void pctr_ctl_write(struct ev67_pmu *p, uint64_t v, uint64_t cycle)
+{
+  advance(p, cycle);
+  counter_write(p, 0, (uint32_t)(v >> EV67_PCTR0_SHIFT) & EV67_PCTR_MASK);
+  counter_write(p, 1, (uint32_t)(v >> EV67_PCTR1_SHIFT) & EV67_PCTR_MASK);
+  p->sl0 = (v & EV67_PCTR_SL0) != 0;
+  p->sl1 = (uint8_t)((v >> EV67_PCTR_SL1_SHIFT) & 3);
+  p->pm = p->sl0 ? PM_WAIT : PM_OFF;    /* (re)arms ProfileMe; drops an open window */
+  p->pm_fetch_cycle = UINT64_MAX;
+  p->pm_fetch_n = 0;
+}
+
+static void set_pcen(struct ev67_pmu *p, uint64_t v, uint64_t cycle)
+{
+  const uint64_t bit[2] = { EV67_PC0, EV67_PC1 };
+  for (int k = 0; k < 2; k++) {
+    bool on = (v & bit[k]) != 0;
+    if (on && !p->pcen[k])
+      p->pcen_since[k] = cycle + 1;
+    p->pcen[k] = on;
+  }
+}
+
+uint64_t ev67_pmu_mfpr(struct ev67_pmu *p, unsigned ipr, uint64_t cycle)
+{
+  switch (ipr) {
+  case EV67_IPR_PCTR_CTL:
+    return pctr_ctl_read(p, cycle);
+  case EV67_IPR_I_STAT:
+    advance(p, cycle);
+    return p->i_stat;
+  case EV67_IPR_PMPC:
+    advance(p, cycle);
+    return p->pmpc;
+  case EV67_IPR_ISUM:    /* pending requests that are enabled (HRM 5.2.11) */
+    advance(p, cycle);
+    return (p->req[0] && p->pcen[0] ? EV67_PC0 : 0) | (p->req[1] && p->pcen[1] ? EV67_PC1 : 0);
+  case EV67_IPR_IER:
+  case EV67_IPR_IER_CM:
+    return (p->pcen[0] ? EV67_PC0 : 0) | (p->pcen[1] ? EV67_PC1 : 0);
+  case EV67_IPR_I_CTL:
+    return (p->spce ? EV67_I_CTL_SPCE : 0) | (p->pct_en[0] ? EV67_I_CTL_PCT0_EN : 0)
+         | (p->pct_en[1] ? EV67_I_CTL_PCT1_EN : 0);
+  default:
+    if ((ipr & 0xE0) == EV67_IPR_PCTX)
+      return p->ppce ? EV67_PCTX_PPCE : 0;
+    return 0;    /* HW_INT_CLR is write-only */
+  }
+}
+
+bool ev67_pmu_mtpr(struct ev67_pmu *p, unsigned ipr, uint64_t v, uint64_t cycle)
+{
+  switch (ipr) {
+  case EV67_IPR_PCTR_CTL:
+    pctr_ctl_write(p, v, cycle);
+    return true;
+  case EV67_IPR_IER:
+  case EV67_IPR_IER_CM:
+    set_pcen(p, v, cycle);
+    return true;
+  case EV67_IPR_HW_INT_CLR:
+    advance(p, cycle);
+    if (v & EV67_PC0) p->req[0] = false;
+    if (v & EV67_PC1) p->req[1] = false;
+    return true;
+  case EV67_IPR_I_CTL:
+    advance(p, cycle);
+    p->spce = (v & EV67_I_CTL_SPCE) != 0;
+    p->pct_en[0] = (v & EV67_I_CTL_PCT0_EN) != 0;
+    p->pct_en[1] = (v & EV67_I_CTL_PCT1_EN) != 0;
+    return true;
+  case EV67_IPR_PMPC:
+  case EV67_IPR_ISUM:
+  case EV67_IPR_I_STAT:
+    return true;       /* read-only: writes ignored */
+  default:
+    if ((ipr & 0xE0) != EV67_IPR_PCTX)
+      return false;
+    if (ipr & EV67_PCTX_SEL_PPCE) {
+      advance(p, cycle);
+      p->ppce = (v & EV67_PCTX_PPCE) != 0;
+    }
+    return true;
+  }
+}
+
+void ev67_pmu_leave_pal(struct ev67_pmu *p, uint64_t cycle)
+{
+  advance(p, cycle);
+  for (int k = 0; k < 2; k++) {
+    bool fire = false;
+    if (p->exit_ovf[k]) {            /* written at the threshold (6.10.1) */
+      fire = true;
+      p->exit_ovf[k] = false;
+    }
+    if (p->latch[k] && p->writes[k] == 1) {   /* written once: stale overflow */
+      fire = true;
+      p->latch[k] = false;
+      p->writes[k] = 0;
+    }
+    /* Restriction 32: a disabled counter left within one cycle's increment of
+     * overflow signals again at every PAL exit (choice of what "multiple
+     * overflow signals" does). */
+    unsigned step = k == 0 ? (p->sl0 ? 4 : ctr_input(p, 0) == IN_RET ? 8 : 1) : 1;
+    if (!ctr_enabled(p, k) && p->ctr[k] >= CTR_WRAP - step)
+      fire = true;
+    if (fire)
+      raise_req(p, k, cycle);
+  }
+}
+
+/* wrperfmon WRITE: replaces the counters selected by arg[1:0], keeping the rest
+ * of PCTR_CTL, written twice (HRM 6.10.1 / D.28). */
+static void perfmon_write(struct ev67_pmu *p, uint64_t arg, uint64_t cycle)
+{
+  advance(p, cycle);
+  uint64_t v = pctr_ctl_raw(p, p->ctr[0], p->ctr[1]);
+  const uint64_t field[2] = { (uint64_t)EV67_PCTR_MASK << EV67_PCTR0_SHIFT,
+                              (uint64_t)EV67_PCTR_MASK << EV67_PCTR1_SHIFT };
+  for (int k = 0; k < 2; k++)
+    if (arg & (1u << k))
+      v = (v & ~field[k]) | (arg & field[k]);
+  pctr_ctl_write(p, v, cycle);
+  pctr_ctl_write(p, v, cycle);
+}
+
+static void perfmon_enable(struct ev67_pmu *p, uint64_t mask, bool on, uint64_t cycle)
+{
+  advance(p, cycle);
+  for (int k = 0; k < 2; k++)
+    if (mask & (1u << k))
+      p->pct_en[k] = on;
+}
+
+uint64_t ev67_pmu_wrperfmon(struct ev67_pmu *p, uint64_t cmd, uint64_t arg, uint64_t cycle)
+{
+  uint64_t v0 = 1;
+  switch (cmd) {
+  case EV67_PERFMON_DISABLE:
+    perfmon_enable(p, arg, false, cycle);
+    break;
+  case EV67_PERFMON_ENABLE:
+    perfmon_enable(p, arg, true, cycle);
+    break;
+  case EV67_PERFMON_DESIRED_EVENTS: {
+    advance(p, cycle);
+    uint64_t sel = EV67_PCTR_SL0 | 3ull << EV67_PCTR_SL1_SHIFT;
+    uint64_t v = (pctr_ctl_raw(p, p->ctr[0], p->ctr[1]) & ~sel) | (arg & sel);
+    pctr_ctl_write(p, v, cycle);
+    pctr_ctl_write(p, v, cycle);
+    break;
+  }
+  case EV67_PERFMON_LOGGING_OPTIONS:
+    advance(p, cycle);
+    p->spce = !(arg & 1);     /* bit 0: only selected (PPCE) processes */
+    break;
+  case EV67_PERFMON_READ:
+    v0 = pctr_ctl_read(p, cycle);
+    break;
+  case EV67_PERFMON_WRITE:
+    perfmon_write(p, arg, cycle);
+    break;
+  case EV67_PERFMON_ENABLE_WRITE:
+    perfmon_write(p, arg, cycle);
+    perfmon_enable(p, arg, true, cycle);
+    break;
+  case EV67_PERFMON_I_STAT:
+    v0 = ev67_pmu_mfpr(p, EV67_IPR_I_STAT, cycle);
+    break;
+  case EV67_PERFMON_PMPC:
+    v0 = ev67_pmu_mfpr(p, EV67_IPR_PMPC, cycle);
+    break;
+  default:                     /* INT_FREQ is EV5-only; unknown commands fail */
+    v0 = 0;
+    break;
+  }
+  ev67_pmu_leave_pal(p, cycle);
+  return v0;
+}
