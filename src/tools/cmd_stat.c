@@ -62,6 +62,7 @@ struct stat_run {
   int nconfigs, cur;
   uint64_t slot_start, last_cycle;
   struct timed *timed;
+  uint64_t dump_from, dump_count;   /* --dump-fates FROM:COUNT */
 };
 
 static uint64_t sim_value(const struct ev67_stats *s, uint64_t cycles, int i)
@@ -156,6 +157,11 @@ static void schedule(struct stat_run *r)
 static void on_fate(void *ctx, const struct uop_fate *f)
 {
   struct stat_run *r = ctx;
+  if (r->dump_count && f->seq >= r->dump_from && f->seq < r->dump_from + r->dump_count)
+    fprintf(stderr, "fate %llu pc %#llx fetch %llu map %llu issue %llu complete %llu end %llu flags %#x trap %u level %u\n",
+            (unsigned long long)f->seq, (unsigned long long)f->pc, (unsigned long long)f->fetch,
+            (unsigned long long)f->map, (unsigned long long)f->issue, (unsigned long long)f->complete,
+            (unsigned long long)f->end, f->flags, f->trap, f->level);
   if (!r->nconfigs) return;
   uint64_t now = f->end > r->last_cycle ? f->end : r->last_cycle;
   int *c = r->configs[r->cur];
@@ -205,6 +211,7 @@ static void usage(FILE *f)
     "      --list         list the events\n"
     "      --seed N       guest random seed (runs are deterministic)\n"
     "      --sysroot DIR  where absolute guest paths are looked up first\n"
+    "      --dump-fates FROM:COUNT  print the fates of fetched instructions FROM..\n"
     "  -h, --help         this text\n\n"
     "Hardware events follow the EV67's two-counter constraints; when they do not\n"
     "fit at once they are multiplexed and scaled, as perf does.\n");
@@ -227,7 +234,8 @@ int cmd_stat(int argc, char **argv)
   static const struct option opts[] = {
     { "event", required_argument, 0, 'e' }, { "field-separator", required_argument, 0, 'x' },
     { "list", no_argument, 0, 'l' }, { "seed", required_argument, 0, 'S' },
-    { "sysroot", required_argument, 0, 's' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    { "sysroot", required_argument, 0, 's' }, { "help", no_argument, 0, 'h' },
+    { "dump-fates", required_argument, 0, 'D' }, { 0, 0, 0, 0 },
   };
   static struct stat_run r;
   memset(&r, 0, sizeof r);
@@ -252,6 +260,13 @@ int cmd_stat(int argc, char **argv)
     case 'l': list_events(); return 0;
     case 'S': mo.seed = strtoull(optarg, NULL, 0); break;
     case 's': mo.sysroot = optarg; break;
+    case 'D':
+      if (sscanf(optarg, "%llu:%llu", (unsigned long long *)&r.dump_from,
+                 (unsigned long long *)&r.dump_count) != 2) {
+        fprintf(stderr, "profileme stat: --dump-fates wants FROM:COUNT\n");
+        return 2;
+      }
+      break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }

@@ -57,8 +57,12 @@ struct ev67 {
   uint64_t group_retire[MAXQ];
   unsigned ngroups, group_idx;
   uint64_t cur_group_pc;
-  uint64_t int_ren[MAXQ], fp_ren[MAXQ], iq[MAXQ], fq[MAXQ], lq[MAXQ], sq[MAXQ];
-  unsigned int_ren_n, fp_ren_n, int_ren_i, fp_ren_i, iq_i, fq_i, lq_i, sq_i;
+  uint64_t int_ren[MAXQ], fp_ren[MAXQ], lq[MAXQ], sq[MAXQ];
+  unsigned int_ren_n, fp_ren_n, int_ren_i, fp_ren_i, lq_i, sq_i;
+  /* Issue queues: the issue cycles of the instructions in each queue. Entries
+   * leave out of order, when they issue. */
+  uint64_t iq[MAXQ], fq[MAXQ];
+  unsigned iq_n, fq_n;
   uint64_t serial_after;   /* later instructions map after this cycle (trapb, PAL) */
   /* registers */
   uint64_t ready[64];
@@ -98,6 +102,7 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
   if (m->int_ren_n > MAXQ) m->int_ren_n = MAXQ;
   if (m->fp_ren_n > MAXQ) m->fp_ren_n = MAXQ;
   m->block_pc = ~0ull;
+  memset(m->clus, 2, sizeof m->clus);   /* no producer yet: no cross-cluster delay */
   return m;
 }
 
@@ -282,6 +287,13 @@ static uint64_t fetch_block(struct ev67 *m, uint64_t pc, uint64_t c, unsigned as
   }
   if (acc.l1_miss) {
     m->st.icache_misses++;
+    /* Istream prefetch: a miss also requests the next lines (ours: 3, the
+     * HRM says the Ibox prefetches but not how far), so straight-line code
+     * streams instead of missing line by line. */
+    struct mem_access pf;
+    uint64_t line = (pc & ~(uint64_t)(m->cfg.line_bytes - 1));
+    for (unsigned k = 1; k <= 3; k++)
+      memsys_fetch(m->ms, asn, line + k * m->cfg.line_bytes, c, &pf);
     c += acc.latency;
   }
   return c;
@@ -365,10 +377,35 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
  * the operands are ready in that pipe's cluster; reserves it. */
 static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsigned *pipe_out)
 {
-  static const uint8_t order[NPIPES] = { P_L0, P_U1, P_U0, P_L1, P_FA, P_FM };
+  /* The arbiters prefer L0 and U1 when both subclusters are free (HRM 2.2);
+   * we also try the cluster that produced the latest operand first, so a
+   * dependence chain does not hop clusters for nothing. */
+  static const uint8_t order[2][NPIPES] = {
+    { P_L0, P_U0, P_U1, P_L1, P_FA, P_FM },
+    { P_U1, P_L1, P_L0, P_U0, P_FA, P_FM },
+  };
+  unsigned home = 0;
+  uint64_t latest = 0;
+  for (int s = 0; s < 3; s++) {
+    uint8_t r = u->src[s];
+    if (r != NOREG && r < 32 && m->clus[r] < 2 && m->ready[r] >= latest) {
+      latest = m->ready[r];
+      home = m->clus[r];
+    }
+  }
+  /* When the home cluster's pipes are busy in a cycle the operands were
+   * ready, switch to the other cluster from the next cycle: the chain moves
+   * and the load spreads over both clusters. */
+  unsigned pref = home;
+  if (latest > t) t = latest;   /* nothing can issue before its operands */
+  for (int s = 0; s < 3; s++)
+    if (u->src[s] != NOREG && m->ready[u->src[s]] > t) t = m->ready[u->src[s]];
   for (unsigned tries = 0; tries < RING / 2; tries++, t++) {
+    bool ready_home = true;
+    for (int s = 0; s < 3; s++)
+      if (u->src[s] != NOREG && m->ready[u->src[s]] > t) ready_home = false;
     for (int k = 0; k < NPIPES; k++) {
-      unsigned p = order[k];
+      unsigned p = order[pref][k];
       if (!(u->pipes & PM(p))) continue;
       unsigned cl = p == P_U0 || p == P_L0 ? 0 : p == P_U1 || p == P_L1 ? 1 : 2;
       bool ok = true;
@@ -393,12 +430,31 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
       *pipe_out = p;
       return t;
     }
+    if (ready_home) pref = home ^ 1;
   }
   *pipe_out = P_L0;
   return t;
 }
 
 static unsigned cluster_of(unsigned p) { return p == P_U0 || p == P_L0 ? 0 : p == P_U1 || p == P_L1 ? 1 : 2; }
+
+/* The earliest cycle >= t at which queue q (issue cycles of its entries, n of
+ * them, capacity cap) has a free entry; drops the entries gone by then. */
+static uint64_t queue_slot(uint64_t *q, unsigned *n, unsigned cap, uint64_t t)
+{
+  for (;;) {
+    unsigned k = 0, imin = 0;
+    for (unsigned i = 0; i < *n; i++) {
+      if (q[i] <= t) continue;          /* issued by t: its entry is free */
+      q[k] = q[i];
+      if (q[k] < q[imin]) imin = k;
+      k++;
+    }
+    *n = k;
+    if (k < cap) return t;
+    t = q[imin];                        /* wait for the first to issue */
+  }
+}
 
 /* Maps an instruction no earlier than slot+1, in order, under the resource
  * limits. Sets FATE_MAP_STALL when it had to wait. */
@@ -416,8 +472,8 @@ static uint64_t map_at(struct ev67 *m, const struct uop *u, uint64_t pc, uint64_
   if (u->dst != NOREG && !u->fp_dst) t = max64(t, m->int_ren[m->int_ren_i]);
   if (u->dst != NOREG && u->fp_dst) t = max64(t, m->fp_ren[m->fp_ren_i]);
   bool fpq = u->pipes & (PM(P_FA) | PM(P_FM));
-  if (fpq) t = max64(t, m->fq[m->fq_i]);
-  else t = max64(t, m->iq[m->iq_i]);
+  if (fpq) t = queue_slot(m->fq, &m->fq_n, m->cfg.fq_entries, t);
+  else t = queue_slot(m->iq, &m->iq_n, m->cfg.iq_entries, t);
   if (u->load) t = max64(t, m->lq[m->lq_i]);
   if (u->store) t = max64(t, m->sq[m->sq_i]);
   if (t > slot + 1) { *flags |= FATE_MAP_STALL; m->st.map_stalls++; }
@@ -432,8 +488,8 @@ static void hold(struct ev67 *m, const struct uop *u, uint64_t issue, uint64_t r
 {
   if (u->dst != NOREG && !u->fp_dst) { m->int_ren[m->int_ren_i] = retire; m->int_ren_i = (m->int_ren_i + 1) % m->int_ren_n; }
   if (u->dst != NOREG && u->fp_dst) { m->fp_ren[m->fp_ren_i] = retire; m->fp_ren_i = (m->fp_ren_i + 1) % m->fp_ren_n; }
-  if (u->pipes & (PM(P_FA) | PM(P_FM))) { m->fq[m->fq_i] = issue; m->fq_i = (m->fq_i + 1) % m->cfg.fq_entries; }
-  else { m->iq[m->iq_i] = issue; m->iq_i = (m->iq_i + 1) % m->cfg.iq_entries; }
+  if (u->pipes & (PM(P_FA) | PM(P_FM))) { if (m->fq_n < MAXQ) m->fq[m->fq_n++] = issue; }
+  else if (m->iq_n < MAXQ) m->iq[m->iq_n++] = issue;
   if (u->load) { m->lq[m->lq_i] = retire; m->lq_i = (m->lq_i + 1) % m->cfg.lq_entries; }
   if (u->store) { m->sq[m->sq_i] = retire; m->sq_i = (m->sq_i + 1) % m->cfg.sq_entries; }
   m->group_retire[m->group_idx] = max64(m->group_retire[m->group_idx], retire);
@@ -579,6 +635,11 @@ const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
 {
   struct uop u;
   classify(&m->cfg, in->d, &u);
+  /* Slotting (HRM 2.2 stage 1) statically assigns instructions that may use
+   * any integer pipe to the upper or lower subcluster; we alternate by slot
+   * position in the fetch block, which spreads independent work over both
+   * subclusters as the chip's slotting table does. */
+  if (u.pipes == INT_ANY) u.pipes = ((in->pc >> 2) & 1) ? UPPER : LOWER;
   const struct axp_insn *d = in->d;
   bool cmov = d->id < AXP_NUM_IDS && axp_info[d->id].cls == AXP_CLS_CMOV;
   struct uop_fate f;

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Timing-model microbenchmarks with analytical answers (docs/timing.md has the
+# table). Each program runs at two iteration counts under `profileme stat`;
+# the difference of the two runs removes start-up and leaves the loop, whose
+# per-iteration figures must land in the stated range.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+PROFILEME=${PROFILEME:-$BUILD/profileme}
+case $PROFILEME in /*) ;; *) PROFILEME=$root/$PROFILEME ;; esac
+out=$BUILD/timing
+mkdir -p "$out"
+EVENTS=sim/cycles/,sim/instructions/,sim/branches/,sim/branch-misses/,sim/dtb-misses/,sim/loads/,sim/killed/,sim/wrong-path/
+
+build() {
+  local src=$root/tests/timing/$1.c bin=$out/$1
+  if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+    alpha-linux-gnu-gcc -O2 -static -Wl,--no-relax -o "$bin" "$src" || return 1
+  fi
+}
+
+# Prints "cycles insns branches misses dtb loads killed wrongpath" for one run.
+measure() {
+  "$PROFILEME" stat -x, -e "$EVENTS" -- "$@" 2>&1 >/dev/null |
+    awk -F, '{ v[$3] = $1 } END { printf "%s %s %s %s %s %s %s %s\n", v["sim/cycles/"], v["sim/instructions/"],
+      v["sim/branches/"], v["sim/branch-misses/"], v["sim/dtb-misses/"], v["sim/loads/"], v["sim/killed/"], v["sim/wrong-path/"] }'
+}
+
+# check NAME PROG N1 N2 EXTRA-ARG METRIC LO HI UNIT
+# METRIC is an awk expression over the differences dc di db dm dd dl dk dw and
+# the iteration difference dn.
+check() {
+  local name=$1 prog=$2 n1=$3 n2=$4 extra=$5 metric=$6 lo=$7 hi=$8 what=$9
+  build "$prog" || { echo "FAIL timing/$name: cannot build $prog"; return; }
+  local a b
+  a=$(measure "$out/$prog" "$n1" $extra) && b=$(measure "$out/$prog" "$n2" $extra) || true
+  if [ -z "$a" ] || [ -z "$b" ]; then echo "FAIL timing/$name: profileme stat failed"; return; fi
+  echo "$a $b" | awk -v n1="$n1" -v n2="$n2" -v lo="$lo" -v hi="$hi" -v name="$name" -v what="$what" "{
+      dc = \$9 - \$1; di = \$10 - \$2; db = \$11 - \$3; dm = \$12 - \$4; dd = \$13 - \$5; dl = \$14 - \$6;
+      dk = \$15 - \$7; dw = \$16 - \$8; dn = n2 - n1;
+      v = $metric;
+      if (v >= lo && v <= hi) printf \"PASS timing/%s: %.3f %s (want %s..%s)\n\", name, v, what, lo, hi;
+      else printf \"FAIL timing/%s: %.3f %s, want %s..%s\n\", name, v, what, lo, hi }"
+}
+
+check dependent-adds dep_adds 20000 60000 "" "di / dc" 0.95 1.10 "IPC (64 chained adds + 3 loop insns per iteration: 67/64 = 1.047 ideal)"
+check independent-chains indep_adds 20000 60000 "" "di / dc" 3.0 4.05 "IPC"
+check load-use-chain load_use 20000 60000 "" "dc / (dn * 32)" 2.9 3.4 "cycles per load"
+check memory-chase mem_chase 20000 40000 "" "dc / (dn * 4)" 130 175 "cycles per load"
+check random-branch-mispredicts branch_random 200000 400000 "" "dm / dn" 0.40 0.60 "mispredicts per iteration"
+check random-branch-penalty branch_random 200000 400000 "" "(dc - dn * 5) / dm" 6 20 "cycles per mispredict"
+check sorted-branch branch_random 200000 400000 sorted "dm / db" 0 0.01 "mispredicts per branch"
+check wrong-path-only-after-mispredicts dep_adds 20000 60000 "" "dw + dm" 0 0 "wrong-path instructions and mispredicts in a predictable loop"
+check wrong-path-per-mispredict branch_random 200000 400000 "" "dw / dm" 1 80 "wrong-path instructions per mispredict"
+check dtb-per-page dtb_pages 20000 40000 "" "dd / dn" 0.95 1.02 "DTB misses per load"
