@@ -5,6 +5,7 @@
  * sim/ PMU gives exact ground truth from the timing model. Output on stderr. */
 #include "tools/commands.h"
 #include "tools/timed.h"
+#include "pmu/ev67_pmu.h"
 #include "util/err.h"
 #include <getopt.h>
 #include <signal.h>
@@ -58,11 +59,14 @@ struct stat_run {
   struct event ev[MAX_EVENTS];
   int n;
   /* hardware scheduling */
-  int configs[MAX_EVENTS][2];   /* event indices per multiplexing slot, -1 = none */
+  int configs[MAX_EVENTS][2];   /* event on PCTR0, PCTR1 per multiplexing slot, -1 = none */
+  unsigned sl1[MAX_EVENTS];     /* PCTR_CTL SL1 for each slot (HRM Table 5-16) */
   int nconfigs, cur;
+  uint32_t prev[2];             /* raw counter values at the last update */
   uint64_t slot_start, last_cycle;
   struct timed *timed;
   uint64_t dump_from, dump_count;   /* --dump-fates FROM:COUNT */
+  uint64_t irqs;
 };
 
 static uint64_t sim_value(const struct ev67_stats *s, uint64_t cycles, int i)
@@ -135,25 +139,92 @@ static bool pair_ok(int a, int b)
          (a == HW_CYCLES && b == HW_MBOX);
 }
 
+/* Where each event goes, as arch/alpha/kernel/perf_event.c places them:
+ * PCTR0 takes instructions (or cycles when paired with Mbox replays), PCTR1
+ * cycles, B-cache misses or Mbox replays; SL1 selects the pair (HRM Table 5-16). */
 static void schedule(struct stat_run *r)
 {
   bool placed[MAX_EVENTS] = { false };
   r->nconfigs = 0;
   for (int i = 0; i < r->n; i++) {
     if (r->ev[i].sim || placed[i]) continue;
-    int *c = r->configs[r->nconfigs++];
-    c[0] = i; c[1] = -1;
-    placed[i] = true;
-    for (int j = i + 1; j < r->n; j++) {
-      if (r->ev[j].sim || placed[j] || !pair_ok(r->ev[i].hw, r->ev[j].hw)) continue;
-      c[1] = j;
-      placed[j] = true;
-      break;
+    int partner = -1;
+    for (int j = i + 1; j < r->n; j++)
+      if (!r->ev[j].sim && !placed[j] && pair_ok(r->ev[i].hw, r->ev[j].hw)) { partner = j; break; }
+    int *c = r->configs[r->nconfigs];
+    unsigned *sl1 = &r->sl1[r->nconfigs];
+    r->nconfigs++;
+    c[0] = c[1] = -1;
+    *sl1 = 0;
+    int evs[2] = { i, partner };
+    for (int k = 0; k < 2; k++) {
+      int e = evs[k];
+      if (e < 0) continue;
+      placed[e] = true;
+      int other = evs[k ^ 1] >= 0 ? r->ev[evs[k ^ 1]].hw : 0;
+      switch (r->ev[e].hw) {
+      case HW_INSTRUCTIONS: c[0] = e; if (other == HW_BCACHE) *sl1 = 2; break;
+      case HW_BCACHE: c[1] = e; *sl1 = 2; break;
+      case HW_MBOX: c[1] = e; *sl1 = 3; break;
+      case HW_CYCLES:
+        if (other == HW_MBOX) { c[0] = e; *sl1 = 3; }
+        else c[1] = e;
+        break;
+      }
     }
   }
 }
 
-/* Counts a fate for the hardware events scheduled now. */
+/* Folds the counters' progress into the events of the current slot; counters
+ * that overflowed (bits of ovf) wrapped once (Linux's alpha_perf_event_update). */
+static void update(struct stat_run *r, uint64_t cycle, unsigned ovf)
+{
+  struct ev67_pmu *pmu = timed_pmu(r->timed);
+  uint64_t ctl = ev67_pmu_mfpr(pmu, EV67_IPR_PCTR_CTL, cycle);
+  uint32_t now[2] = { (uint32_t)(ctl >> EV67_PCTR0_SHIFT) & EV67_PCTR_MASK,
+                      (uint32_t)(ctl >> EV67_PCTR1_SHIFT) & EV67_PCTR_MASK };
+  int *c = r->configs[r->cur];
+  for (int k = 0; k < 2; k++) {
+    int64_t d = (int64_t)now[k] - (int64_t)r->prev[k];
+    if ((ovf & (1u << k)) || d < 0) d += 1 << 20;
+    r->prev[k] = now[k];
+    if (c[k] >= 0) r->ev[c[k]].value += (uint64_t)d;
+  }
+}
+
+/* Programs the PMU for slot `cur` as the Linux driver does: events selected,
+ * counters zeroed, overflow interrupts enabled, counting enabled. */
+static void program(struct stat_run *r, uint64_t cycle)
+{
+  struct ev67_pmu *pmu = timed_pmu(r->timed);
+  int *c = r->configs[r->cur];
+  unsigned mask = (c[0] >= 0 ? 1u : 0) | (c[1] >= 0 ? 2u : 0);
+  ev67_pmu_wrperfmon(pmu, EV67_PERFMON_DISABLE, 3, cycle);
+  ev67_pmu_wrperfmon(pmu, EV67_PERFMON_LOGGING_OPTIONS, 0, cycle);
+  ev67_pmu_wrperfmon(pmu, EV67_PERFMON_DESIRED_EVENTS,
+                     (uint64_t)r->sl1[r->cur] << EV67_PCTR_SL1_SHIFT, cycle);
+  ev67_pmu_wrperfmon(pmu, EV67_PERFMON_WRITE, 3, cycle);
+  ev67_pmu_mtpr(pmu, EV67_IPR_HW_INT_CLR, EV67_PC0 | EV67_PC1, cycle);
+  ev67_pmu_mtpr(pmu, EV67_IPR_IER_CM, EV67_PC0 | EV67_PC1, cycle);
+  ev67_pmu_wrperfmon(pmu, EV67_PERFMON_ENABLE, mask, cycle);
+  r->prev[0] = r->prev[1] = 0;
+}
+
+/* The PMU interrupt handler: fold the overflowed counters in, acknowledge. */
+static void on_irq(void *ctx, struct task *t, uint64_t pc)
+{
+  (void)t; (void)pc;
+  struct stat_run *r = ctx;
+  struct ev67_pmu *pmu = timed_pmu(r->timed);
+  uint64_t now = ev67_now(timed_core(r->timed));
+  uint64_t isum = ev67_pmu_mfpr(pmu, EV67_IPR_ISUM, now);
+  unsigned ovf = (isum & EV67_PC0 ? 1u : 0) | (isum & EV67_PC1 ? 2u : 0);
+  update(r, now, ovf);
+  ev67_pmu_mtpr(pmu, EV67_IPR_HW_INT_CLR, isum & (EV67_PC0 | EV67_PC1), now);
+  r->irqs++;
+}
+
+/* Time accounting for multiplexing, and rotation on perf's tick. */
 static void on_fate(void *ctx, const struct uop_fate *f)
 {
   struct stat_run *r = ctx;
@@ -162,28 +233,18 @@ static void on_fate(void *ctx, const struct uop_fate *f)
             (unsigned long long)f->seq, (unsigned long long)f->pc, (unsigned long long)f->fetch,
             (unsigned long long)f->map, (unsigned long long)f->issue, (unsigned long long)f->complete,
             (unsigned long long)f->end, f->flags, f->trap, f->level);
-  if (!r->nconfigs) return;
-  uint64_t now = f->end > r->last_cycle ? f->end : r->last_cycle;
+  if (!r->nconfigs || !(f->flags & FATE_RETIRED) || f->end <= r->last_cycle) return;
+  uint64_t now = f->end, dt = now - r->last_cycle;
   int *c = r->configs[r->cur];
-  for (int k = 0; k < 2; k++) {
-    if (c[k] < 0) continue;
-    struct event *e = &r->ev[c[k]];
-    switch (e->hw) {
-    case HW_CYCLES: e->value += now - r->last_cycle; break;
-    case HW_INSTRUCTIONS:
-      if ((f->flags & FATE_RETIRED) && !(f->flags & FATE_SQUASHED_NOP)) e->value++;
-      break;
-    case HW_BCACHE: if (f->level == LVL_MEM) e->value++; break;
-    case HW_MBOX: if (f->trap == EV67_TRAP_REPLAY) e->value++; break;
-    }
-  }
-  /* Time accounting and rotation on perf's multiplexing tick. */
-  for (int i = 0; i < r->n; i++) if (!r->ev[i].sim) r->ev[i].enabled += now - r->last_cycle;
-  for (int k = 0; k < 2; k++) if (c[k] >= 0) r->ev[c[k]].running += now - r->last_cycle;
+  for (int i = 0; i < r->n; i++) if (!r->ev[i].sim) r->ev[i].enabled += dt;
+  for (int k = 0; k < 2; k++) if (c[k] >= 0) r->ev[c[k]].running += dt;
   r->last_cycle = now;
   if (r->nconfigs > 1 && now - r->slot_start >= MUX_CYCLES) {
+    ev67_pmu_sync(timed_pmu(r->timed), now);
+    update(r, now, 0);
     r->cur = (r->cur + 1) % r->nconfigs;
     r->slot_start = now;
+    program(r, now);
   }
 }
 
@@ -289,8 +350,10 @@ int cmd_stat(int argc, char **argv)
     machine_destroy(m);
     return err == PM_ENOENT ? 127 : 126;
   }
-  r.timed = timed_create(m, &ev67_default_config, on_fate, NULL, &r);
+  const struct timed_ops ops = { on_fate, r.nconfigs ? on_irq : NULL };
+  r.timed = timed_create(m, &ev67_default_config, &ops, &r);
   if (!r.timed) { machine_destroy(m); return 1; }
+  if (r.nconfigs) program(&r, 0);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int status = machine_run(m);
@@ -298,6 +361,14 @@ int cmd_stat(int argc, char **argv)
   fflush(stdout);
   const struct ev67_stats *st = ev67_stats(timed_core(r.timed));
   uint64_t cycles = ev67_now(timed_core(r.timed));
+  if (r.nconfigs) {
+    ev67_pmu_sync(timed_pmu(r.timed), cycles);
+    update(&r, cycles, 0);
+    int *c = r.configs[r.cur];
+    uint64_t dt = cycles > r.last_cycle ? cycles - r.last_cycle : 0;
+    for (int i = 0; i < r.n; i++) if (!r.ev[i].sim) r.ev[i].enabled += dt;
+    for (int k = 0; k < 2; k++) if (c[k] >= 0) r.ev[c[k]].running += dt;
+  }
   for (int i = 0; i < r.n; i++) {
     struct event *e = &r.ev[i];
     if (e->sim) { e->value = sim_value(st, cycles, e->sim_idx); e->enabled = e->running = cycles; }

@@ -11,9 +11,9 @@ struct timed {
   struct machine *m;
   struct ev67 *core;
   struct cpu_timing hook;
-  timed_fate_fn on_fate;
-  timed_irq_fn want_irq;
+  struct timed_ops ops;
   void *ctx;
+  struct ev67_pmu pmu;
   struct axp_insn kinsn;        /* addq t0, 1, t0: the synthetic kernel instruction */
   struct guest_mm *last_mm;
   uint64_t last_touched;
@@ -32,7 +32,8 @@ static const struct axp_insn *fetch_cb(void *ctx, uint64_t pc)
 static void fate_cb(void *ctx, const struct uop_fate *f)
 {
   struct timed *s = ctx;
-  if (s->on_fate) s->on_fate(s->ctx, f);
+  ev67_pmu_observe(&s->pmu, f);
+  if (s->ops.on_fate) s->ops.on_fate(s->ctx, f);
 }
 
 void timed_kernel(struct timed *s, int activity, uint64_t nr, uint64_t bytes)
@@ -74,24 +75,34 @@ static bool before(void *ctx, const struct uarch_insn *ui)
     }
   }
   const struct uop_fate *f = ev67_step(s->core, ui);
-  return s->want_irq && s->want_irq(s->ctx, f);
+  /* An interrupt that reached the CPU before this instruction retires is
+   * taken before it commits: its PC is the exception PC. */
+  return s->ops.on_irq && ev67_pmu_irq_cycle(&s->pmu) < f->end;
+}
+
+static void irq_hook(void *ctx, struct task *t)
+{
+  struct timed *s = ctx;
+  timed_kernel(s, KACT_INTERRUPT, 0, 0);
+  if (s->ops.on_irq) s->ops.on_irq(s->ctx, t, t->ctx.pc);
 }
 
 struct timed *timed_create(struct machine *m, const struct ev67_config *cfg,
-                           timed_fate_fn on_fate, timed_irq_fn want_irq, void *ctx)
+                           const struct timed_ops *ops, void *ctx)
 {
   struct timed *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->m = m;
-  s->on_fate = on_fate;
-  s->want_irq = want_irq;
+  if (ops) s->ops = *ops;
   s->ctx = ctx;
+  ev67_pmu_init(&s->pmu, 0);
   s->kinsn = axp_decode(0x40203401);   /* addq t0, 1, t0 */
   s->core = ev67_create(cfg, fetch_cb, fate_cb, s);
   if (!s->core) { free(s); return NULL; }
   s->hook = (struct cpu_timing){ before, s };
   m->cpus[0].timing = &s->hook;
   m->kernel_hook = kernel_hook;
+  m->irq_hook = irq_hook;
   m->hook_ctx = s;
   return s;
 }
@@ -101,8 +112,10 @@ void timed_destroy(struct timed *s)
   if (!s) return;
   s->m->cpus[0].timing = NULL;
   s->m->kernel_hook = NULL;
+  s->m->irq_hook = NULL;
   ev67_destroy(s->core);
   free(s);
 }
 
 struct ev67 *timed_core(struct timed *s) { return s->core; }
+struct ev67_pmu *timed_pmu(struct timed *s) { return &s->pmu; }

@@ -5,18 +5,26 @@
 #define TOOLS_TIMED_H
 #include "guest/kernel.h"
 #include "uarch/ev67.h"
+#include "pmu/ev67_pmu.h"
 
 struct timed;
 
-/* Observes every fate (in fetch order); may be NULL. */
-typedef void (*timed_fate_fn)(void *ctx, const struct uop_fate *f);
-/* Decides, before each correct-path instruction commits (its own fate given),
- * whether to take an interrupt first; may be NULL. */
-typedef bool (*timed_irq_fn)(void *ctx, const struct uop_fate *f);
+/* What the user of a timed machine wants to hear about; any may be NULL. */
+struct timed_ops {
+  /* every fate, in fetch order (the PMU has already seen it) */
+  void (*on_fate)(void *ctx, const struct uop_fate *f);
+  /* the PMU's overflow interrupt was taken before the instruction at pc of
+   * task t: the handler's work (Linux's perf irq handler) */
+  void (*on_irq)(void *ctx, struct task *t, uint64_t pc);
+};
 
-/* Wraps m (not owned) with a timing model for cfg. Returns NULL on failure. */
+/* Wraps m (not owned) with the timing model for cfg and the PMU; PMU overflow
+ * interrupts are taken at the first instruction retiring after they reach the
+ * CPU (DESIGN.md) and handed to ops->on_irq. Returns NULL on failure. */
 struct timed *timed_create(struct machine *m, const struct ev67_config *cfg,
-                           timed_fate_fn on_fate, timed_irq_fn want_irq, void *ctx);
+                           const struct timed_ops *ops, void *ctx);
+/* The CPU's PMU. */
+struct ev67_pmu *timed_pmu(struct timed *s);
 void timed_destroy(struct timed *s);
 
 struct ev67 *timed_core(struct timed *s);
