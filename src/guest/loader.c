@@ -11,11 +11,17 @@
 #define EM_ALPHA 0x9026
 #endif
 
+/* The most an image may map: the page descriptors of larger images would not
+ * fit in host memory (a guest page costs a descriptor). */
+#define MAX_IMAGE_BYTES (4ull << 30)
+
 int elf_check(const uint8_t *buf, size_t len)
 {
-  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
+  Elf64_Ehdr ehdr;
+  const Elf64_Ehdr *eh = &ehdr;
   if (len < 4 || memcmp(buf, ELFMAG, SELFMAG) != 0) return PM_ENOEXEC;
-  if (len < sizeof *eh) return PM_ECORRUPT;
+  if (len < sizeof ehdr) return PM_ECORRUPT;
+  memcpy(&ehdr, buf, sizeof ehdr);   /* the buffer need not be aligned */
   if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
       eh->e_machine != EM_ALPHA)
     return PM_EARCH;
@@ -50,8 +56,11 @@ int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
 {
   int err = elf_check(buf, len);
   if (err) return err;
-  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
-  const Elf64_Phdr *ph = (const Elf64_Phdr *)(buf + eh->e_phoff);
+  Elf64_Ehdr ehdr;
+  memcpy(&ehdr, buf, sizeof ehdr);
+  const Elf64_Ehdr *eh = &ehdr;
+  Elf64_Phdr ph[256];   /* elf_check bounds e_phnum by 256 */
+  memcpy(ph, buf + eh->e_phoff, (size_t)eh->e_phnum * sizeof ph[0]);
   uint64_t lo = UINT64_MAX, hi = 0;
   memset(img, 0, sizeof *img);
   for (int i = 0; i < eh->e_phnum; i++) {
@@ -73,6 +82,7 @@ int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
   if (hi == 0) return PM_ECORRUPT;   /* nothing to load */
   lo &= ~GUEST_PAGE_MASK;
   hi = (hi + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
+  if (hi - lo > MAX_IMAGE_BYTES) return PM_ENOSPC;
   uint64_t bias = 0;
   if (eh->e_type == ET_DYN) {
     uint64_t want = is_interp ? GUEST_UNMAPPED_BASE : GUEST_ET_DYN_BASE;
@@ -89,10 +99,14 @@ int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
     uint64_t phi = (va + ph[i].p_memsz + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
     if ((err = map_range(mm, plo, phi, prot_of(ph[i].p_flags)))) return err;
     if ((err = mm_write(mm, va, buf + ph[i].p_offset, ph[i].p_filesz, false))) return err;
-    /* Explicitly zero the bss part of a page shared with file data. */
-    uint64_t zlen = ph[i].p_memsz - ph[i].p_filesz, zero = 0;
-    for (uint64_t a = va + ph[i].p_filesz; zlen && a < phi; a++, zlen--)
-      if ((err = mm_write(mm, a, &zero, 1, false))) return err;
+    /* Zero the bss part of the last page holding file data; the pages after
+     * it are fresh zero pages already. */
+    uint64_t fend = va + ph[i].p_filesz, mend = va + ph[i].p_memsz;
+    uint64_t zend = (fend + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
+    if (zend > mend) zend = mend;
+    static const uint8_t zeros[GUEST_PAGE_SIZE];
+    if (ph[i].p_filesz && zend > fend && (err = mm_write(mm, fend, zeros, zend - fend, false)))
+      return err;
     if (ph[i].p_offset <= eh->e_phoff &&
         eh->e_phoff - ph[i].p_offset < ph[i].p_filesz)
       img->phdr = va + (eh->e_phoff - ph[i].p_offset);
