@@ -255,9 +255,8 @@ static void classify(const struct ev67_config *c, const struct axp_insn *d, stru
   }
 }
 
-static struct uop_fate *new_fate(struct ev67 *m, uint64_t pc, bool kernel)
+static struct uop_fate *new_fate(struct ev67 *m, struct uop_fate *f, uint64_t pc, bool kernel)
 {
-  struct uop_fate *f = &m->cur;
   memset(f, 0, sizeof *f);
   f->pc = pc;
   f->seq = m->seq++;
@@ -346,7 +345,8 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
       budget--;
       struct uop u;
       classify(&m->cfg, d, &u);
-      struct uop_fate *f = new_fate(m, pc, kernel);
+      struct uop_fate spec;
+      struct uop_fate *f = new_fate(m, &spec, pc, kernel);
       f->fetch = c;
       f->flags = wrong_path ? FATE_WRONG_PATH : 0;
       if (u.nop) {
@@ -442,6 +442,7 @@ static unsigned cluster_of(unsigned p) { return p == P_U0 || p == P_L0 ? 0 : p =
  * them, capacity cap) has a free entry; drops the entries gone by then. */
 static uint64_t queue_slot(uint64_t *q, unsigned *n, unsigned cap, uint64_t t)
 {
+  if (*n < cap) return t;   /* room without looking: entries are dropped lazily */
   for (;;) {
     unsigned k = 0, imin = 0;
     for (unsigned i = 0; i < *n; i++) {
@@ -537,7 +538,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
   uint32_t flags = 0;
   uint64_t fetch = fetch_at(m, in->pc, in->asn, &flags);
   if (second_half) fetch = m->fetch_cycle = fetch + 1;   /* CMOV2: the next cycle */
-  struct uop_fate *f = new_fate(m, in->pc, in->kernel);
+  struct uop_fate *f = new_fate(m, out, in->pc, in->kernel);
   f->fetch = fetch;
   f->slot = fetch + 1;
   f->flags = flags;
@@ -547,7 +548,6 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
     f->flags |= FATE_SQUASHED_NOP | FATE_RETIRED;
     f->end = max64(fetch + 2, m->last_retire);
     m->st.squashed_nops++;
-    *out = *f;
     return INST_OK;
   }
   f->map = map_at(m, u, in->pc, f->slot, &f->flags);
@@ -608,7 +608,6 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
     m->st.traps++;
     m->st.killed++;
     /* The younger instructions fetched meanwhile die with it. */
-    *out = *f;
     emit(m, f);
     spec_run(m, in->pc + 4, fetch, ((in->pc + 4) & 15) != 0, kill, false, in->asn, in->kernel);
     m->redirect = redirect;
@@ -627,7 +626,6 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
   m->st.retired++;
   hold(m, u, f->issue, f->end);
   if (u->serial) m->serial_after = max64(m->serial_after, f->end);
-  *out = *f;
   return INST_OK;
 }
 
@@ -642,7 +640,7 @@ const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
   if (u.pipes == INT_ANY) u.pipes = ((in->pc >> 2) & 1) ? UPPER : LOWER;
   const struct axp_insn *d = in->d;
   bool cmov = d->id < AXP_NUM_IDS && axp_info[d->id].cls == AXP_CLS_CMOV;
-  struct uop_fate f;
+  struct uop_fate *f = &m->cur;
   if (cmov) {
     /* CMOV is two instructions on the chip (HRM 6.10.3.1): cmov1 reads Ra and
      * the old Rc, cmov2 reads cmov1's result and Rb. */
@@ -650,19 +648,16 @@ const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
     u1.src[1] = NOREG;
     u2.src[0] = u.dst;
     u2.src[2] = NOREG;
-    if (run_instance(m, in, &u1, false, &f) == INST_OK) emit(m, &f);
-    run_instance(m, in, &u2, true, &f);
+    if (run_instance(m, in, &u1, false, f) == INST_OK) emit(m, f);
+    run_instance(m, in, &u2, true, f);
   } else {
     enum inst_end e;
-    for (int tries = 0; (e = run_instance(m, in, &u, false, &f)) == INST_REFETCH && tries < 4; tries++) {}
-    if (e == INST_TRAPPED) {
-      m->cur = f;
-      return &m->cur;
-    }
+    for (int tries = 0; (e = run_instance(m, in, &u, false, f)) == INST_REFETCH && tries < 4; tries++) {}
+    if (e == INST_TRAPPED) return f;
   }
   /* Control flow: predict, compare with the outcome, train. */
   bool is_ctl = u.cond_branch || u.jump || (d->id == AXP_BR || d->id == AXP_BSR);
-  if (is_ctl && !(f.flags & FATE_TRAP)) {
+  if (is_ctl && !(f->flags & FATE_TRAP)) {
     bool ptaken = false;
     uint64_t ptarget = in->pc + 4;
     bpred_predict(m->bp, in->pc, d, &ptaken, &ptarget);
@@ -670,30 +665,27 @@ const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
     bool wrong = u.cond_branch ? ptaken != taken : ptarget != in->next_pc;
     if (u.cond_branch) {
       m->st.cond_branches++;
-      if (taken) f.flags |= FATE_TAKEN;
+      if (taken) f->flags |= FATE_TAKEN;
     } else if (u.jump) {
       m->st.jumps++;
     }
     bpred_update(m->bp, in->pc, d, taken, in->next_pc);
     if (wrong) {
-      f.flags |= FATE_TRAP | (u.cond_branch ? FATE_MISPREDICT : FATE_JMP_MISPRED);
+      f->flags |= FATE_TRAP | (u.cond_branch ? FATE_MISPREDICT : FATE_JMP_MISPRED);
       if (u.cond_branch) m->st.cond_mispredicts++; else m->st.jump_mispredicts++;
       uint64_t pen = u.cond_branch ? m->cfg.pen_branch : m->cfg.pen_jump;
-      uint64_t kill = f.issue + 2;
-      m->cur = f;
-      emit(m, &f);
+      uint64_t kill = f->issue + 2;
+      emit(m, f);
       uint64_t wpc = ptaken ? ptarget : in->pc + 4;
-      spec_run(m, wpc, f.fetch, !ptaken && ((in->pc + 4) & 15) != 0, kill, true, in->asn, in->kernel);
-      m->redirect = max64(f.fetch + 1 + pen, f.issue + pen - 2);
+      spec_run(m, wpc, f->fetch, !ptaken && ((in->pc + 4) & 15) != 0, kill, true, in->asn, in->kernel);
+      m->redirect = max64(f->fetch + 1 + pen, f->issue + pen - 2);
       m->block_pc = ~0ull;
-      m->cur = f;
-      return &m->cur;
+      return f;
     }
     if (taken) m->block_pc = ~0ull;   /* a taken branch ends the fetch block */
   }
-  m->cur = f;
-  emit(m, &f);
-  return &m->cur;
+  emit(m, f);
+  return f;
 }
 
 void ev67_stall(struct ev67 *m, uint64_t cycles)
