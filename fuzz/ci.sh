@@ -7,7 +7,8 @@
 # for fuzz_decode. Each finding is replayed and compared with
 # fuzz/known-issues.tsv: known ones print as "KNOWN", new ones as "FAIL" with
 # the reproducer path and the sanitizer's stack. Exits 1 on any new finding.
-# Replay a reproducer with: build/fuzz/fuzz_NAME FILE
+# Replay a reproducer with: build/fuzz/fuzz_NAME FILE. FUZZ_REPORT_ONLY=1
+# skips fuzzing and classifies the findings of the last run again.
 set -u
 cd "$(dirname "$0")/.."
 out=${FUZZ_BUILD:-build/fuzz}
@@ -15,10 +16,11 @@ secs=${FUZZ_TIME:-25}
 cc=${ALPHA_CC:-alpha-linux-gnu-gcc}
 objcopy=${ALPHA_OBJCOPY:-alpha-linux-gnu-objcopy}
 known=fuzz/known-issues.tsv
-max_slow=3             # timeouts and ooms replayed per harness (each takes seconds)
+max_slow=2             # timeouts and ooms replayed per harness (each takes seconds)
 
 seeds=$out/seeds
-rm -rf "$seeds" "$out/corpus" "$out/artifacts"
+if [ "${FUZZ_REPORT_ONLY:-0}" != 1 ]; then
+rm -rf "$seeds" "$out/corpus" "$out/artifacts" "$out/replays"
 mkdir -p "$seeds/elf" "$seeds/decode" "$out/corpus/elf" "$out/corpus/decode" "$out/artifacts"
 
 # ELF seeds: a few small guest programs, dynamic (static ones are 700 KB, too
@@ -50,6 +52,7 @@ for b in "$seeds"/elf/*; do
   rm -f "$t"
 done
 echo "fuzz: seeds: $(ls "$seeds/elf" | wc -l) ELF files, $(ls "$seeds/decode" | wc -l) code runs; ${secs}s per harness"
+fi
 
 # fuzz NAME: runs one harness in fork mode; the log goes to $out/NAME.log.
 fuzz() {
@@ -58,13 +61,16 @@ fuzz() {
     -artifact_prefix="$out/artifacts/$1-" "$out/corpus/$1" "$seeds/$1" >"$out/$1.log" 2>&1
 }
 
-# replay NAME FILE: prints the harness's output on FILE, flattened to one line.
+# replay NAME FILE: runs the harness on FILE; its output goes to $out/replays/.
 replay() {
-  timeout 120 "$out/fuzz_$1" -timeout=5 -rss_limit_mb=2048 "$2" 2>&1 | tr '\n' ' '
+  mkdir -p "$out/replays"
+  timeout 120 "$out/fuzz_$1" -timeout=5 -rss_limit_mb=2048 "$2" \
+    >"$out/replays/${2##*/}.out" 2>&1
 }
 
 # known_issue NAME KIND TEXT: prints the description of the known issue that
-# matches, or nothing.
+# matches, or nothing. KIND is crash, or slow for a timeout or an oom (which of
+# the two a slow input hits varies from run to run).
 known_issue() {
   local h k file pat what
   while IFS=$'\t' read -r h k file pat what; do
@@ -77,7 +83,7 @@ known_issue() {
 
 # report NAME: classifies the findings of one harness. Returns 1 on a new one.
 report() {
-  local name=$1 bad=0 kind f text what n
+  local name=$1 bad=0 kind f text what n rout
   local runs; runs=$(grep -o '^#[0-9]*' "$out/$name.log" | tail -1)
   local cov; cov=$(grep -o 'cov: [0-9]*' "$out/$name.log" | tail -1)
   for kind in crash timeout oom leak; do
@@ -88,8 +94,11 @@ report() {
       if [ "$kind" != crash ] && [ "$n" -gt "$max_slow" ]; then
         echo "NOTE fuzz_$name: $kind $f: not replayed (only $max_slow are)"; continue
       fi
-      text=$(replay "$name" "$f")
-      what=$(known_issue "$name" "$kind" "$text")
+      replay "$name" "$f"
+      rout=$out/replays/${f##*/}.out
+      text=$(tr '\n' ' ' <"$rout")
+      if [ "$kind" = crash ]; then what=$(known_issue "$name" crash "$text")
+      else what=$(known_issue "$name" slow "$text"); fi
       if [ -n "$what" ]; then
         echo "KNOWN fuzz_$name: $kind $f: $what"
       elif [ "$kind" != crash ] && ! grep -q 'ERROR: libFuzzer\|ERROR: AddressSanitizer\|runtime error' <<<"$text"; then
@@ -98,8 +107,8 @@ report() {
         bad=1
         echo "FAIL fuzz_$name: new $kind; reproducer $f"
         echo "  replay: $out/fuzz_$name $f"
-        "$out/fuzz_$name" -timeout=5 -rss_limit_mb=2048 "$f" 2>&1 |
-          grep -E 'runtime error|ERROR|SUMMARY|^ *#[0-9]+ ' | grep -v 'in fuzzer::' | head -25 | sed 's/^/  | /'
+        grep -E 'runtime error|ERROR|SUMMARY|^ *#[0-9]+ ' "$rout" | grep -v 'in fuzzer::' |
+          head -25 | sed 's/^/  | /'
       fi
     done
   done
@@ -115,13 +124,14 @@ for name in elf decode; do
   if [ ! -x "$out/fuzz_$name" ]; then
     echo "FAIL fuzz_$name: $out/fuzz_$name not built (make fuzz)"; fail=1; continue
   fi
+  if [ "${FUZZ_REPORT_ONLY:-0}" = 1 ]; then pids+=("$name:"); continue; fi
   fuzz "$name" & pids+=("$name:$!")
 done
 for p in "${pids[@]}"; do
   name=${p%%:*}
   # In fork mode the exit status is that of the last job, even an ignored
   # finding's; the run itself went through when libFuzzer says "exiting".
-  wait "${p#*:}"
+  [ -n "${p#*:}" ] && wait "${p#*:}"
   if ! grep -q '^INFO: exiting: ' "$out/$name.log"; then
     echo "FAIL fuzz_$name: libFuzzer did not finish (log $out/$name.log)"
     tail -20 "$out/$name.log"; fail=1

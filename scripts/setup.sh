@@ -15,7 +15,8 @@ PACKAGES=(
   qemu-user                           # qemu-alpha: oracle for tests and bench
   libelf-dev libdw-dev libzstd-dev    # ELF/DWARF reading
   clang libclang-rt-14-dev            # libFuzzer harnesses (make fuzz)
-  dpkg-dev                            # apt-get source
+  dpkg-dev xz-utils                   # apt-get source (tests/realprogs)
+  bzip2                               # host bzip2 as a second oracle
 )
 
 update=0 build=1
