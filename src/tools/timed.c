@@ -75,6 +75,8 @@ static bool before(void *ctx, const struct uarch_insn *ui)
     }
   }
   const struct uop_fate *f = ev67_step(s->core, ui);
+  /* The kernel's unaligned fix-up (entUna, do_entUna) runs after the trap. */
+  if ((f->flags & FATE_UNALIGNED) && !s->in_kernel) timed_kernel(s, KACT_UNALIGNED, 0, 0);
   /* An interrupt that reached the CPU before this instruction retires is
    * taken before it commits: its PC is the exception PC. */
   return s->ops.on_irq && ev67_pmu_irq_cycle(&s->pmu) < f->end;

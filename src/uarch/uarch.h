@@ -50,7 +50,8 @@ struct ev67_config {
   /* abort penalties (HRM Table 2-1) */
   unsigned pen_branch, pen_jump, pen_mbox_order, pen_mbox_other, pen_dtb_miss, pen_itb_miss,
            pen_int_arith, pen_fp_arith;
-  unsigned unaligned_fixup;      /* cycles of the kernel's unaligned fix-up (our choice) */
+  unsigned unaligned_fixup;      /* PAL entry/exit cycles around the unaligned fix-up (ours);
+                                    the kernel path itself runs as instructions */
 };
 
 /* The defaults: the 21264/EV67 as the HRM describes it. */

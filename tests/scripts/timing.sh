@@ -54,3 +54,35 @@ check sorted-branch branch_random 200000 400000 sorted "dm / db" 0 0.01 "mispred
 check wrong-path-only-after-mispredicts dep_adds 20000 60000 "" "dw + dm" 0 0 "wrong-path instructions and mispredicts in a predictable loop"
 check wrong-path-per-mispredict branch_random 200000 400000 "" "dw / dm" 1 80 "wrong-path instructions per mispredict"
 check dtb-per-page dtb_pages 20000 40000 "" "dd / dn" 0.95 1.02 "DTB misses per load"
+
+# Traps are charged to the trapping instruction: every fate carrying an
+# unaligned or DTB-miss trap must sit on a load or store (per the disassembly),
+# and the unaligned ones on the one misaligned ldq of tests/timing/traps.c.
+check_traps() {
+  build traps || { echo "FAIL timing/traps-charged: cannot build"; return; }
+  local dis=$out/traps.dis fates=$out/traps.fates
+  "$PROFILEME" disasm "$out/traps" >"$dis" 2>/dev/null
+  "$PROFILEME" stat --dump-fates 0:100000000 -e sim/unaligned/ -- "$out/traps" 3000 2>"$fates" >/dev/null
+  perl -e '
+    my %insn;
+    open my $d, "<", $ARGV[0] or die;
+    while (<$d>) { $insn{hex $1} = $2 if /^\s+([0-9a-f]+):\t(?:[0-9a-f]{2} ){4}\t(\S+)/ }
+    open my $f, "<", $ARGV[1] or die;
+    my ($una, $dtb, $bad, %unapc) = (0, 0, 0);
+    while (<$f>) {
+      next unless /^fate \d+ pc 0x([0-9a-f]+) .* flags 0x([0-9a-f]+)/;
+      my ($pc, $fl) = (hex $1, hex $2);
+      next unless $fl & 0x1800;
+      next if $pc >= 0xfffffc0000000000;
+      my $m = $insn{$pc} // "?";
+      $bad++, print STDERR "trap on $m at ", sprintf("%x", $pc), "\n" unless $m =~ /^(ld|st)/;
+      if ($fl & 0x800) { $una++; $unapc{$pc}++ } else { $dtb++ }
+    }
+    my @u = keys %unapc;
+    if (!$bad && $una >= 3000 && $dtb >= 2900 && @u == 1 && $insn{$u[0]} eq "ldq") {
+      print "PASS timing/traps-charged: $una unaligned traps all on the ldq, $dtb DTB misses all on loads\n";
+    } else {
+      print "FAIL timing/traps-charged: unaligned $una at ", scalar(@u), " PCs, dtb $dtb, $bad on non-memory instructions\n";
+    }' "$dis" "$fates"
+}
+check_traps
