@@ -61,3 +61,19 @@ bench_one loop "${BENCH_LOOP_ITERS:-350000000}"
 bench_one libc "${BENCH_LIBC_ROUNDS:-4}"
 bench_one hello
 echo "MIPS = guest instructions / profileme wall time (start-up included)."
+
+# The timed machine: the EV67 timing model with the PMU counting (stat with two
+# hardware events), against the functional core on the same binary.
+printf '\n%-8s %14s %10s %10s %10s\n' timed "guest insns" "timed s" "timed MIPS" "slowdown"
+bench_timed() {
+  local name=$1; shift
+  local prog=$out/$name t f insns
+  t=$(best_time "$PROFILEME" stat -e cycles,instructions -- "$prog" "$@")
+  insns=$(sed -n 's/^ *\([0-9,]*\) *instructions.*/\1/p' "$tmp" | tr -d ,)
+  f=$(best_time "$PROFILEME" run "$prog" "$@")
+  awk -v n="$name" -v i="$insns" -v t="$t" -v f="$f" 'BEGIN {
+    printf "%-8s %14.0f %10.3f %10.1f %9.1fx\n", n, i, t, i / t / 1e6, t / f }'
+}
+bench_timed loop "${BENCH_TIMED_LOOP_ITERS:-20000000}"
+bench_timed libc 1
+echo "slowdown = timed wall time / functional-only wall time on the same run."

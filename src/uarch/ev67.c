@@ -384,40 +384,37 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
     { P_L0, P_U0, P_U1, P_L1, P_FA, P_FM },
     { P_U1, P_L1, P_L0, P_U0, P_FA, P_FM },
   };
+  static const uint8_t clof[NPIPES] = { 0, 1, 0, 1, 2, 2 };
+  /* Operand readiness seen from each cluster (2: the FP side, no delay). */
+  uint64_t rdy[3] = { 0, 0, 0 }, latest = 0;
   unsigned home = 0;
-  uint64_t latest = 0;
   for (int s = 0; s < 3; s++) {
     uint8_t r = u->src[s];
-    if (r != NOREG && r < 32 && m->clus[r] < 2 && m->ready[r] >= latest) {
-      latest = m->ready[r];
-      home = m->clus[r];
+    if (r == NOREG) continue;
+    uint64_t base = m->ready[r];
+    uint8_t pc = r < 32 ? m->clus[r] : 2;
+    for (unsigned cl = 0; cl < 3; cl++) {
+      uint64_t v = base + (cl < 2 && pc < 2 && pc != cl ? m->cfg.cross_cluster : 0);
+      if (v > rdy[cl]) rdy[cl] = v;
     }
+    if (pc < 2 && base >= latest) { latest = base; home = pc; }
   }
+  uint64_t first = UINT64_MAX;
+  for (unsigned p = 0; p < NPIPES; p++)
+    if ((u->pipes & PM(p)) && rdy[clof[p]] < first) first = rdy[clof[p]];
+  if (first > t) t = first;   /* nothing can issue before its operands */
   /* When the home cluster's pipes are busy in a cycle the operands were
    * ready, switch to the other cluster from the next cycle: the chain moves
    * and the load spreads over both clusters. */
   unsigned pref = home;
-  if (latest > t) t = latest;   /* nothing can issue before its operands */
-  for (int s = 0; s < 3; s++)
-    if (u->src[s] != NOREG && m->ready[u->src[s]] > t) t = m->ready[u->src[s]];
   for (unsigned tries = 0; tries < RING / 2; tries++, t++) {
-    bool ready_home = true;
-    for (int s = 0; s < 3; s++)
-      if (u->src[s] != NOREG && m->ready[u->src[s]] > t) ready_home = false;
+    unsigned i0 = t % RING;
+    uint8_t busy_now = m->ring_tag[i0] == t ? m->ring_busy[i0] : 0;
     for (int k = 0; k < NPIPES; k++) {
       unsigned p = order[pref][k];
-      if (!(u->pipes & PM(p))) continue;
-      unsigned cl = p == P_U0 || p == P_L0 ? 0 : p == P_U1 || p == P_L1 ? 1 : 2;
+      if (!(u->pipes & PM(p)) || rdy[clof[p]] > t || (busy_now & PM(p))) continue;
       bool ok = true;
-      for (int s = 0; s < 3 && ok; s++) {
-        uint8_t r = u->src[s];
-        if (r == NOREG) continue;
-        uint64_t rdy = m->ready[r];
-        if (cl < 2 && r < 32 && m->clus[r] < 2 && m->clus[r] != cl) rdy += m->cfg.cross_cluster;
-        if (rdy > t) ok = false;
-      }
-      if (!ok) continue;
-      for (unsigned b = 0; b < u->busy && ok; b++) {
+      for (unsigned b = 1; b < u->busy && ok; b++) {
         unsigned i = (t + b) % RING;
         if (m->ring_tag[i] == t + b && (m->ring_busy[i] & PM(p))) ok = false;
       }
@@ -430,7 +427,7 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
       *pipe_out = p;
       return t;
     }
-    if (ready_home) pref = home ^ 1;
+    if (rdy[home] <= t) pref = home ^ 1;
   }
   *pipe_out = P_L0;
   return t;
@@ -438,23 +435,40 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
 
 static unsigned cluster_of(unsigned p) { return p == P_U0 || p == P_L0 ? 0 : p == P_U1 || p == P_L1 ? 1 : 2; }
 
-/* The earliest cycle >= t at which queue q (issue cycles of its entries, n of
- * them, capacity cap) has a free entry; drops the entries gone by then. */
+/* Issue queues as min-heaps of their entries' issue cycles: an entry leaves
+ * when it issues, in any order. */
+static void heap_push(uint64_t *h, unsigned *n, uint64_t v)
+{
+  unsigned i = (*n)++;
+  while (i && h[(i - 1) / 2] > v) { h[i] = h[(i - 1) / 2]; i = (i - 1) / 2; }
+  h[i] = v;
+}
+
+static void heap_pop(uint64_t *h, unsigned *n)
+{
+  uint64_t v = h[--*n];
+  unsigned i = 0;
+  for (;;) {
+    unsigned c = 2 * i + 1;
+    if (c >= *n) break;
+    if (c + 1 < *n && h[c + 1] < h[c]) c++;
+    if (h[c] >= v) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = v;
+}
+
+/* The earliest cycle >= t at which queue q (capacity cap) has a free entry;
+ * drops the entries that have issued by then. */
 static uint64_t queue_slot(uint64_t *q, unsigned *n, unsigned cap, uint64_t t)
 {
-  if (*n < cap) return t;   /* room without looking: entries are dropped lazily */
-  for (;;) {
-    unsigned k = 0, imin = 0;
-    for (unsigned i = 0; i < *n; i++) {
-      if (q[i] <= t) continue;          /* issued by t: its entry is free */
-      q[k] = q[i];
-      if (q[k] < q[imin]) imin = k;
-      k++;
-    }
-    *n = k;
-    if (k < cap) return t;
-    t = q[imin];                        /* wait for the first to issue */
+  while (*n && q[0] <= t) heap_pop(q, n);
+  while (*n >= cap) {
+    t = q[0];                          /* wait for the first to issue */
+    while (*n && q[0] <= t) heap_pop(q, n);
   }
+  return t;
 }
 
 /* Maps an instruction no earlier than slot+1, in order, under the resource
@@ -489,8 +503,8 @@ static void hold(struct ev67 *m, const struct uop *u, uint64_t issue, uint64_t r
 {
   if (u->dst != NOREG && !u->fp_dst) { m->int_ren[m->int_ren_i] = retire; m->int_ren_i = (m->int_ren_i + 1) % m->int_ren_n; }
   if (u->dst != NOREG && u->fp_dst) { m->fp_ren[m->fp_ren_i] = retire; m->fp_ren_i = (m->fp_ren_i + 1) % m->fp_ren_n; }
-  if (u->pipes & (PM(P_FA) | PM(P_FM))) { if (m->fq_n < MAXQ) m->fq[m->fq_n++] = issue; }
-  else if (m->iq_n < MAXQ) m->iq[m->iq_n++] = issue;
+  if (u->pipes & (PM(P_FA) | PM(P_FM))) { if (m->fq_n < MAXQ) heap_push(m->fq, &m->fq_n, issue); }
+  else if (m->iq_n < MAXQ) heap_push(m->iq, &m->iq_n, issue);
   if (u->load) { m->lq[m->lq_i] = retire; m->lq_i = (m->lq_i + 1) % m->cfg.lq_entries; }
   if (u->store) { m->sq[m->sq_i] = retire; m->sq_i = (m->sq_i + 1) % m->cfg.sq_entries; }
   m->group_retire[m->group_idx] = max64(m->group_retire[m->group_idx], retire);
