@@ -1,0 +1,93 @@
+/* perf.data, written as Linux perf 6.1 writes it and read as perf reads it
+ * (file header, attribute section with id arrays, data section of records,
+ * feature sections). The uapi record and attribute layouts are the kernel's
+ * (<linux/perf_event.h>). Streaming reads through mmap; no per-record
+ * allocation. Libraries never print: errors come back as PM_E* codes plus a
+ * message describing what was read where. */
+#ifndef PERFDATA_H
+#define PERFDATA_H
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- writing ---- */
+struct pd_writer;
+
+/* Creates path (truncating). Returns NULL with *err set (PM_E*). */
+struct pd_writer *pd_writer_create(const char *path, int *err);
+/* Declares an event: its attr (copied), display name and sample ids. All
+ * events must share sample_type's id position (use PERF_SAMPLE_IDENTIFIER)
+ * and sample_id_all. Returns 0 or PM_E*. Call before the first record. */
+int pd_writer_add_event(struct pd_writer *w, const struct perf_event_attr *attr,
+                        const char *name, const uint64_t *ids, size_t nids);
+/* Appends one record (header included, size a multiple of 8) to the data
+ * section. Returns 0 or PM_E*. */
+int pd_writer_record(struct pd_writer *w, const struct perf_event_header *rec);
+/* Header features (all optional; call any time before close). */
+struct pd_env {
+  const char *hostname, *os_release, *version, *arch, *cpudesc, *cpuid;
+  uint32_t nr_cpus_avail, nr_cpus_online;
+  uint64_t total_mem_kb;
+  int argc;
+  char *const *argv;             /* CMDLINE */
+};
+int pd_writer_set_env(struct pd_writer *w, const struct pd_env *env);
+/* Adds a BUILD_ID entry (cpumode PERF_RECORD_MISC_USER or _KERNEL). */
+int pd_writer_add_build_id(struct pd_writer *w, int pid, uint16_t cpumode,
+                           const uint8_t *id, size_t id_len, const char *filename);
+/* Finishes the file (header, attrs, features) so perf reads it; frees w.
+ * Returns 0 or PM_E*; the file is left valid up to the last record even on
+ * error paths where possible. */
+int pd_writer_close(struct pd_writer *w);
+
+/* Reads the GNU build-id note of an ELF file into id (up to 20 bytes).
+ * Returns its length, or 0 when it has none. */
+size_t pd_elf_build_id(const char *path, uint8_t id[20]);
+
+/* ---- reading ---- */
+struct pd_reader;
+
+struct pd_event {
+  struct perf_event_attr attr;   /* zero-extended to the current size */
+  const char *name;              /* EVENT_DESC name, or a perf-style default */
+  const uint64_t *ids;
+  size_t nids;
+};
+
+/* Opens a perf.data file (either endianness is detected; only native is
+ * decoded). Returns NULL with *err and a message in errbuf. */
+struct pd_reader *pd_reader_open(const char *path, int *err, char *errbuf, size_t errlen);
+void pd_reader_close(struct pd_reader *r);
+size_t pd_reader_nevents(const struct pd_reader *r);
+const struct pd_event *pd_reader_event(const struct pd_reader *r, size_t i);
+/* Header feature strings (NULL when absent): "hostname", "osrelease",
+ * "version", "arch", "cpudesc", "cpuid", "cmdline" (joined by spaces). */
+const char *pd_reader_env(const struct pd_reader *r, const char *key);
+
+/* Iterates the data section: returns 1 with *rec pointing at the next record
+ * (valid until close), 0 at the end, or PM_E* for a malformed record with a
+ * message in errbuf saying at which offset and what was wrong. */
+int pd_reader_next(struct pd_reader *r, const struct perf_event_header **rec,
+                   char *errbuf, size_t errlen);
+
+/* A decoded PERF_RECORD_SAMPLE (the fields its event's sample_type has). */
+struct pd_sample {
+  const struct pd_event *event;
+  uint64_t sample_type;
+  uint64_t id, ip, time, addr, stream_id, period, weight, data_src;
+  uint32_t pid, tid, cpu;
+  uint16_t cpumode;              /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
+  bool exact_ip;
+  const uint64_t *callchain;
+  uint64_t callchain_nr;
+  const void *raw;
+  uint32_t raw_size;
+};
+/* Decodes a SAMPLE record. Returns 0 or PM_E* with a message. */
+int pd_parse_sample(const struct pd_reader *r, const struct perf_event_header *rec,
+                    struct pd_sample *s, char *errbuf, size_t errlen);
+/* The event a non-sample record belongs to (sample_id_all trailer), or NULL. */
+const struct pd_event *pd_record_event(const struct pd_reader *r, const struct perf_event_header *rec);
+
+#endif
