@@ -16,7 +16,7 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) -Isrc
 LDFLAGS += $(SANFLAGS)
 LDLIBS  += -lm -lelf
 
-LAYERS  := util isa guest uarch pmu tools
+LAYERS  := util isa guest uarch pmu kernel perfdata tools
 SRCS    := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 LIBSRCS := $(filter-out src/tools/main.c,$(SRCS))
 OBJS    := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))
