@@ -103,6 +103,8 @@ struct process {
   uint64_t pending;          /* process-directed pending signals */
   int cwd_fd;                /* host directory fd for the guest's cwd */
   char exe[4096];            /* absolute host path of the guest program */
+  char interp[4096];         /* absolute host path of its interpreter, or "" */
+  uint64_t exe_text[3], interp_text[3];   /* executable segment: addr, len, file offset */
   bool exited;
   int exit_code;             /* wait status, Linux encoding */
   bool reaped;
@@ -111,6 +113,17 @@ struct process {
   uint32_t umask;
   uint64_t rlim[16][2];      /* soft, hard; host RLIMIT_* numbering */
   struct process *next;
+};
+
+/* What happened to a task, for whoever records it (perf's COMM, MMAP2, FORK,
+ * EXIT records). Paths are host paths of the mapped files. */
+enum task_event_kind { TEV_EXEC, TEV_FORK, TEV_EXIT, TEV_MMAP };
+struct task_event {
+  enum task_event_kind kind;
+  struct task *t, *parent;       /* parent: the forking task (TEV_FORK) */
+  uint64_t addr, len, pgoff;     /* TEV_MMAP */
+  uint32_t prot, flags;
+  const char *path;
 };
 
 struct machine_opts {
@@ -143,6 +156,11 @@ struct machine {
   void (*kernel_hook)(void *ctx, int activity, uint64_t nr, uint64_t bytes);
   void (*irq_hook)(void *ctx, struct task *t);
   void *hook_ctx;
+  /* Set by a recorder: task events, and a call after every scheduling slice
+   * (where a tool drains its ring buffers, as perf does between polls). */
+  void (*task_hook)(void *ctx, const struct task_event *e);
+  void (*slice_hook)(void *ctx);
+  void *rec_ctx;
   /* How the first process died when a fault signal killed it, for the message. */
   struct { bool valid; int sig; uint64_t pc, addr; } fatal;
 };
@@ -159,6 +177,12 @@ int machine_spawn(struct machine *m, const char *path, int argc, char *const *ar
 /* Runs until every guest task has exited. Returns the first process's wait
  * status (Linux encoding: exit code << 8, or the terminating signal). */
 int machine_run(struct machine *m);
+
+/* Reports the executable mappings of t's image (exe and interpreter) and its
+ * comm through task_hook, as perf record synthesizes them for a new program. */
+void machine_announce(struct machine *m, struct task *t);
+/* The short command name of a task (the basename of its program, 15 chars). */
+const char *task_comm(const struct task *t);
 
 /* Virtual time in ns since boot. */
 uint64_t machine_now(struct machine *m);

@@ -107,6 +107,11 @@ int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
     static const uint8_t zeros[GUEST_PAGE_SIZE];
     if (ph[i].p_filesz && zend > fend && (err = mm_write(mm, fend, zeros, zend - fend, false)))
       return err;
+    if ((ph[i].p_flags & PF_X) && !img->text_len) {
+      img->text_addr = plo;
+      img->text_len = phi - plo;
+      img->text_off = ph[i].p_offset & ~GUEST_PAGE_MASK;
+    }
     if (ph[i].p_offset <= eh->e_phoff &&
         eh->e_phoff - ph[i].p_offset < ph[i].p_filesz)
       img->phdr = va + (eh->e_phoff - ph[i].p_offset);

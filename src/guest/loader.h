@@ -20,6 +20,7 @@ struct elf_image {
   uint64_t base;        /* load bias (0 for ET_EXEC) */
   uint64_t end;         /* highest address used, page rounded (brk start) */
   char interp[256];     /* PT_INTERP, or "" */
+  uint64_t text_addr, text_len, text_off;   /* first executable PT_LOAD, page aligned */
 };
 
 /* Loads the ELF image in buf (len bytes) into mm. is_interp picks the

@@ -824,6 +824,17 @@ static int64_t sys_mmap(ARGS)
   }
   if (mm_map(mm, addr, len, prot_of(a[2]))) return -ENOMEM;
   if ((flags & 3) == 1 && mm_share(mm, addr, len)) return -ENOMEM;   /* MAP_SHARED */
+  if (!anon && (a[2] & 4) && m->task_hook) {   /* an executable file mapping: perf's MMAP2 */
+    char link[64], path[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", h);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n > 0) {
+      path[n] = 0;
+      struct task_event e = { .kind = TEV_MMAP, .t = t, .addr = addr, .len = len, .pgoff = off,
+                              .prot = (uint32_t)a[2], .flags = (uint32_t)(flags & 3), .path = path };
+      m->task_hook(m->rec_ctx, &e);
+    }
+  }
   uint64_t backed = 0;
   if (!anon && (flags & 3) == 1) {
     int64_t r = map_shared_file(mm, h, addr, len, off, (a[2] & 2) != 0);

@@ -218,9 +218,15 @@ static void sysroot_path(struct machine *m, const char *p, char *out, size_t len
 
 /* Builds a new address space holding path's image and its interpreter and the
  * initial stack. Returns 0 or PM_E*; *mmp, *pc, *sp are set on success. */
+/* What a load produced besides the address space: for perf's MMAP2 records. */
+struct load_info {
+  char interp[4096];
+  uint64_t exe_text[3], interp_text[3];
+};
+
 static int load_program(struct machine *m, const char *path, int argc, char *const *argv,
                         int envc, char *const *envp, struct guest_mm **mmp, uint64_t *pc,
-                        uint64_t *sp, char *detail, size_t dlen)
+                        uint64_t *sp, char *detail, size_t dlen, struct load_info *li)
 {
   uint8_t *buf = NULL;
   size_t len = 0;
@@ -233,9 +239,14 @@ static int load_program(struct machine *m, const char *path, int argc, char *con
   err = elf_load(mm, buf, len, 0, &exe);
   free(buf);
   if (err) { snprintf(detail, dlen, "%s", path); goto fail; }
+  memset(li, 0, sizeof *li);
+  li->exe_text[0] = exe.text_addr;
+  li->exe_text[1] = exe.text_len;
+  li->exe_text[2] = exe.text_off;
   if (exe.interp[0]) {
     char ip[PATH_MAX];
     sysroot_path(m, exe.interp, ip, sizeof ip);
+    if (!realpath(ip, li->interp)) snprintf(li->interp, sizeof li->interp, "%s", ip);
     err = read_file(ip, &buf, &len);
     if (!err) {
       err = elf_load(mm, buf, len, 1, &interp);
@@ -246,6 +257,9 @@ static int load_program(struct machine *m, const char *path, int argc, char *con
       err = PM_EINTERP;
       goto fail;
     }
+    li->interp_text[0] = interp.text_addr;
+    li->interp_text[1] = interp.text_len;
+    li->interp_text[2] = interp.text_off;
   }
   mm->brk_start = mm->brk = exe.end;
   mm->mmap_base = GUEST_UNMAPPED_BASE;
@@ -286,7 +300,8 @@ int machine_spawn(struct machine *m, const char *path, int argc, char *const *ar
   while (envp[envc]) envc++;
   struct guest_mm *mm;
   uint64_t pc, sp;
-  int err = load_program(m, path, argc, argv, envc, envp, &mm, &pc, &sp, detail, dlen);
+  struct load_info li;
+  int err = load_program(m, path, argc, argv, envc, envp, &mm, &pc, &sp, detail, dlen, &li);
   if (err) return err;
   struct process *p = calloc(1, sizeof *p);
   struct task *t = calloc(1, sizeof *t);
@@ -317,6 +332,9 @@ int machine_spawn(struct machine *m, const char *path, int argc, char *const *ar
   p->rlim[RLIMIT_STACK][0] = GUEST_STACK_SIZE;
   p->files->nofile = p->rlim[RLIMIT_NOFILE][0] > 65536 ? 65536 : (int)p->rlim[RLIMIT_NOFILE][0];
   absolute(path, p->exe, sizeof p->exe);
+  memcpy(p->interp, li.interp, sizeof p->interp);
+  memcpy(p->exe_text, li.exe_text, sizeof p->exe_text);
+  memcpy(p->interp_text, li.interp_text, sizeof p->interp_text);
   t->tid = p->pid;
   t->proc = p;
   t->mm = mm;
@@ -356,7 +374,8 @@ int task_exec(struct machine *m, struct task *t, const char *path, char *const *
   struct guest_mm *mm;
   uint64_t pc, sp;
   char detail[256];
-  int err = load_program(m, path, argc, argv, envc, envp, &mm, &pc, &sp, detail, sizeof detail);
+  struct load_info li;
+  int err = load_program(m, path, argc, argv, envc, envp, &mm, &pc, &sp, detail, sizeof detail, &li);
   if (err) {
     switch (err) {
     case PM_ENOENT: return -ENOENT;
@@ -371,6 +390,9 @@ int task_exec(struct machine *m, struct task *t, const char *path, char *const *
   t->mm = mm;
   ctx_init(&t->ctx, pc, sp);
   absolute(path, t->proc->exe, sizeof t->proc->exe);
+  memcpy(t->proc->interp, li.interp, sizeof t->proc->interp);
+  memcpy(t->proc->exe_text, li.exe_text, sizeof t->proc->exe_text);
+  memcpy(t->proc->interp_text, li.interp_text, sizeof t->proc->interp_text);
   fdt_close_on_exec(t->proc->files);
   /* Handlers reset to default; ignored signals stay ignored (execve(2)). */
   struct sighand *sh = t->proc->sighand;
@@ -390,7 +412,32 @@ int task_exec(struct machine *m, struct task *t, const char *path, char *const *
   t->altstack_sp = t->altstack_size = 0;
   t->clear_child_tid = t->robust_list = 0;
   release_vfork_parent(m, t->proc);
+  if (m->task_hook) machine_announce(m, t);
   return 0;
+}
+
+const char *task_comm(const struct task *t)
+{
+  const char *s = strrchr(t->proc->exe, '/');
+  return s ? s + 1 : t->proc->exe;
+}
+
+void machine_announce(struct machine *m, struct task *t)
+{
+  if (!m->task_hook) return;
+  struct task_event e = { .kind = TEV_EXEC, .t = t };
+  m->task_hook(m->rec_ctx, &e);
+  struct process *p = t->proc;
+  struct task_event mm = { .kind = TEV_MMAP, .t = t, .addr = p->exe_text[0], .len = p->exe_text[1],
+                           .pgoff = p->exe_text[2], .prot = 5, .flags = 2, .path = p->exe };
+  if (mm.len) m->task_hook(m->rec_ctx, &mm);
+  if (p->interp[0] && p->interp_text[1]) {
+    mm.addr = p->interp_text[0];
+    mm.len = p->interp_text[1];
+    mm.pgoff = p->interp_text[2];
+    mm.path = p->interp;
+    m->task_hook(m->rec_ctx, &mm);
+  }
 }
 
 int task_exec_host(struct machine *m, struct task *t, const char *path, char *const *argv,
@@ -537,6 +584,10 @@ int64_t task_clone(struct machine *m, struct task *t, uint64_t flags, uint64_t n
     t->in_syscall_wait = false;   /* the parent's clone does not re-execute */
   }
   if (!(flags & CLONE_SETTLS)) t->ctx.r[20] = 0;
+  if (m->task_hook) {
+    struct task_event e = { .kind = TEV_FORK, .t = n, .parent = t };
+    m->task_hook(m->rec_ctx, &e);
+  }
   return tid;
 }
 
@@ -575,6 +626,10 @@ void task_exit(struct machine *m, struct task *t, int status, bool group)
     uint32_t zero = 0;
     mm_write(t->mm, t->clear_child_tid, &zero, 4, true);
     futex_wake(m, t->mm, t->clear_child_tid, 1, ~0u, NULL);
+  }
+  if (m->task_hook) {
+    struct task_event e = { .kind = TEV_EXIT, .t = t };
+    m->task_hook(m->rec_ctx, &e);
   }
   t->state = TASK_DEAD;
   mm_put(t->mm);
@@ -764,6 +819,7 @@ int machine_run(struct machine *m)
       }
     }
     m->current = NULL;
+    if (m->slice_hook) m->slice_hook(m->rec_ctx);
     free_dead(m, t);
   }
   if (!m->init_exited) return m->init_status;
