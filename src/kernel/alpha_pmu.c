@@ -1,0 +1,377 @@
+/* The Alpha EV67 PMU driver; see alpha_pmu.h. Counters are written at most
+ * half their range below overflow (2^19), so an interrupt whose counter has
+ * not wrapped is recognised as one the counter does not account for and
+ * ignored. ProfileMe events take both counters and are scheduled alone. */
+#include "kernel/alpha_pmu.h"
+#include "perfdata/pm_raw.h"
+#include "isa/isa.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CTR_BITS 20
+#define CTR_RANGE (1u << CTR_BITS)
+#define MAX_LEFT (1u << 19)          /* half the range */
+static const uint32_t pmc_left[2] = { 16, 4 };   /* HRM 6.10.2.1 legal write ranges */
+
+/* include/linux/perf_event.h PERF_MEM_NA: every field "not available". */
+#define PERF_MEM_NA (PERF_MEM_S(OP, NA) | PERF_MEM_S(LVL, NA) | PERF_MEM_S(SNOOP, NA) | \
+                     PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA))
+
+enum { EV_CYCLES = 1, EV_INSTRUCTIONS = 2, EV_BCACHE = 3, EV_MBOX = 4 };
+
+struct alpha_pmu {
+  struct pmu pmu;
+  struct alpha_pmu_env env;
+  struct perf_event *on[2];      /* event on PCTR0, PCTR1 (a ProfileMe event holds both) */
+  unsigned sl1;
+  bool profileme;
+  uint64_t kept, dropped, spurious;
+};
+
+static struct alpha_pmu *drv(struct perf_event *e) { return e->pmu->priv; }
+static uint64_t now(struct alpha_pmu *p) { return p->env.now(p->env.ctx); }
+
+static bool is_pm(const struct perf_event *e) { return e->hw.config & PM_CFG_PROFILEME; }
+static unsigned ev_of(const struct perf_event *e) { return (unsigned)(e->hw.config & PM_CFG_EVENT_MASK); }
+
+static int alpha_event_init(struct perf_event *e)
+{
+  uint64_t config;
+  switch (e->attr.type) {
+  case PERF_TYPE_HARDWARE:
+    switch (e->attr.config) {
+    case PERF_COUNT_HW_CPU_CYCLES: config = EV_CYCLES; break;
+    case PERF_COUNT_HW_INSTRUCTIONS: config = EV_INSTRUCTIONS; break;
+    case PERF_COUNT_HW_CACHE_MISSES: config = EV_BCACHE; break;
+    default: return -EOPNOTSUPP;
+    }
+    break;
+  case PERF_TYPE_RAW:
+    config = e->attr.config;
+    if (!(config & PM_CFG_EVENT_MASK) || (config & PM_CFG_EVENT_MASK) > EV_MBOX) return -EINVAL;
+    if (config & ~(PM_CFG_EVENT_MASK | PM_CFG_PROFILEME | PM_CFG_RANDOM | (3ull << PM_CFG_SL1_SHIFT)))
+      return -EINVAL;
+    break;
+  case PERF_TYPE_HW_CACHE:
+    return -EOPNOTSUPP;
+  default:
+    return -ENOENT;
+  }
+  if (e->attr.precise_ip > 2) return -EOPNOTSUPP;
+  if (e->attr.precise_ip) config |= PM_CFG_PROFILEME;
+  if (e->attr.config1 & ~(PM_FILT_RETIRED | PM_FILT_MISPREDICT | PM_FILT_TRAP)) return -EINVAL;
+  if (!(config & PM_CFG_PROFILEME) && e->attr.config1) return -EINVAL;
+  e->hw.config = config;
+  if (!e->hw.sample_period) e->hw.sample_period = e->attr.sample_period ? e->attr.sample_period : 0;
+  e->hw.period_left = (int64_t)e->hw.sample_period;
+  return 0;
+}
+
+/* Which counter an Aggregate event wants given what is already on the PMU
+ * (the EV67 pairs of arch/alpha/kernel/perf_event.c), and the SL1 then. */
+static int pick(struct alpha_pmu *p, unsigned ev, unsigned *sl1)
+{
+  unsigned other0 = p->on[0] ? ev_of(p->on[0]) : 0, other1 = p->on[1] ? ev_of(p->on[1]) : 0;
+  switch (ev) {
+  case EV_INSTRUCTIONS:
+    if (p->on[0]) return -1;
+    *sl1 = other1 == EV_BCACHE ? 2 : other1 == EV_MBOX ? 99 : 0;
+    return *sl1 == 99 ? -1 : 0;
+  case EV_CYCLES:
+    if (!p->on[1]) { *sl1 = other0 == EV_CYCLES ? 99 : 0; return *sl1 == 99 ? -1 : 1; }
+    if (!p->on[0] && other1 == EV_MBOX) { *sl1 = 3; return 0; }
+    return -1;
+  case EV_BCACHE:
+    if (p->on[1] || (p->on[0] && other0 != EV_INSTRUCTIONS)) return -1;
+    *sl1 = 2;
+    return 1;
+  case EV_MBOX:
+    if (p->on[1] || (p->on[0] && other0 != EV_CYCLES)) return -1;
+    if (other0 == EV_CYCLES) { *sl1 = 3; return 1; }
+    *sl1 = 3;
+    return 1;
+  default:
+    return -1;
+  }
+}
+
+static uint32_t read_ctr(struct alpha_pmu *p, int idx)
+{
+  uint64_t v = ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_READ, 0, now(p));
+  return (uint32_t)(v >> (idx ? EV67_PCTR1_SHIFT : EV67_PCTR0_SHIFT)) & EV67_PCTR_MASK;
+}
+
+static void write_ctr(struct alpha_pmu *p, int idx, uint32_t val)
+{
+  uint64_t arg = ((uint64_t)val << (idx ? EV67_PCTR1_SHIFT : EV67_PCTR0_SHIFT)) | (1u << idx);
+  ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_WRITE, arg, now(p));
+}
+
+/* Folds the counter into event->count (alpha_perf_event_update): ovf adds a
+ * wrap the caller knows happened. Returns the delta. */
+static uint64_t fold(struct perf_event *e, int idx, uint32_t ovf)
+{
+  struct alpha_pmu *p = drv(e);
+  uint32_t raw = read_ctr(p, idx);
+  int64_t delta = (int64_t)raw - (int64_t)(e->hw.prev_count & EV67_PCTR_MASK) + ovf;
+  if (delta < 0) delta += CTR_RANGE;   /* an overflow not yet serviced */
+  e->hw.prev_count = raw;
+  e->count += (uint64_t)delta;
+  e->hw.freq_count += (uint64_t)delta;
+  e->hw.period_left -= delta;
+  return (uint64_t)delta;
+}
+
+/* The next interval for a ProfileMe event: N fetched instructions, with an
+ * optional random jitter of up to N/8 (computed without overflow, the sum
+ * saturated at half the counter range). */
+static uint32_t pm_interval(struct perf_event *e)
+{
+  struct alpha_pmu *p = drv(e);
+  uint64_t n = e->hw.sample_period ? e->hw.sample_period : MAX_LEFT;
+  if (e->hw.config & PM_CFG_RANDOM) {
+    uint64_t span = n / 8;
+    uint64_t j = span ? p->env.random(p->env.ctx) % (span + 1) : 0;
+    n = n > UINT64_MAX - j ? UINT64_MAX : n + j;
+  }
+  if (n > MAX_LEFT) n = MAX_LEFT;
+  if (n < pmc_left[0]) n = pmc_left[0];
+  return (uint32_t)n;
+}
+
+/* Programs the period of an Aggregate event (alpha_perf_event_set_period). */
+static void set_period(struct perf_event *e, int idx)
+{
+  struct alpha_pmu *p = drv(e);
+  int64_t left = e->hw.period_left;
+  if (!e->hw.sample_period) left = MAX_LEFT;
+  if (left <= 0) { left += (int64_t)e->hw.sample_period; e->hw.period_left = left; }
+  if (left > MAX_LEFT) left = MAX_LEFT;
+  if (left < (int64_t)pmc_left[idx]) left = pmc_left[idx];
+  e->hw.last_period = e->hw.sample_period;
+  uint32_t v = (uint32_t)(CTR_RANGE - (uint64_t)left);
+  e->hw.prev_count = v;
+  write_ctr(p, idx, v);
+}
+
+static void program(struct alpha_pmu *p)
+{
+  uint64_t sel = (uint64_t)p->sl1 << EV67_PCTR_SL1_SHIFT | (p->profileme ? EV67_PCTR_SL0 : 0);
+  ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_LOGGING_OPTIONS, 0, now(p));
+  ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_DESIRED_EVENTS, sel, now(p));
+  ev67_pmu_mtpr(p->env.hw, EV67_IPR_IER_CM, EV67_PC0 | EV67_PC1, now(p));
+}
+
+static void alpha_start(struct perf_event *e, int flags)
+{
+  struct alpha_pmu *p = drv(e);
+  (void)flags;
+  if (!(e->hw.state & PERF_HES_STOPPED)) return;
+  e->hw.state = 0;
+  if (is_pm(e)) {
+    write_ctr(p, 1, 0);
+    write_ctr(p, 0, CTR_RANGE - pm_interval(e));
+    ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_ENABLE, 3, now(p));
+  } else {
+    set_period(e, e->hw.idx);
+    ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_ENABLE, 1u << e->hw.idx, now(p));
+  }
+}
+
+static void alpha_stop(struct perf_event *e, int flags)
+{
+  struct alpha_pmu *p = drv(e);
+  if (!(e->hw.state & PERF_HES_STOPPED)) {
+    ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_DISABLE, is_pm(e) ? 3 : 1u << e->hw.idx, now(p));
+    e->hw.state |= PERF_HES_STOPPED;
+  }
+  /* Fold only a counter that was started: a count is not lost (nor invented)
+   * when an event is stopped before its first start. */
+  if ((flags & PERF_EF_UPDATE) && !(e->hw.state & PERF_HES_UPTODATE)) {
+    if (!is_pm(e)) fold(e, e->hw.idx, 0);
+    e->hw.state |= PERF_HES_UPTODATE;
+  }
+}
+
+static int alpha_add(struct perf_event *e, int flags)
+{
+  struct alpha_pmu *p = drv(e);
+  if (is_pm(e)) {
+    if (p->on[0] || p->on[1]) return -EAGAIN;   /* ProfileMe is scheduled alone */
+    p->on[0] = p->on[1] = e;
+    p->profileme = true;
+    p->sl1 = (unsigned)((e->hw.config >> PM_CFG_SL1_SHIFT) & 3);
+    e->hw.idx = 0;
+  } else {
+    unsigned sl1 = 0;
+    int idx = pick(p, ev_of(e), &sl1);
+    if (idx < 0) return -EAGAIN;
+    p->on[idx] = e;
+    p->profileme = false;
+    p->sl1 = sl1;
+    e->hw.idx = idx;
+  }
+  program(p);
+  e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+  if (flags & PERF_EF_START) { e->hw.state &= ~PERF_HES_UPTODATE; e->hw.state |= PERF_HES_STOPPED; alpha_start(e, PERF_EF_RELOAD); }
+  return 0;
+}
+
+static void alpha_del(struct perf_event *e, int flags)
+{
+  struct alpha_pmu *p = drv(e);
+  alpha_stop(e, flags | PERF_EF_UPDATE);
+  if (is_pm(e)) {
+    p->on[0] = p->on[1] = NULL;
+    p->profileme = false;
+  } else if (e->hw.idx >= 0) {
+    p->on[e->hw.idx] = NULL;
+  }
+  e->hw.idx = -1;
+}
+
+static void alpha_read(struct perf_event *e)
+{
+  if (!is_pm(e) && e->hw.idx >= 0 && !(e->hw.state & PERF_HES_STOPPED)) fold(e, e->hw.idx, 0);
+}
+
+/* ---- ProfileMe samples ---- */
+
+static uint64_t status_of(uint64_t i_stat, uint64_t ctl, uint64_t pmpc, const struct axp_insn *d)
+{
+  uint64_t st = 0;
+  unsigned tt = (unsigned)(i_stat >> EV67_I_STAT_TT_SHIFT) & 0xF;
+  bool trp = i_stat & EV67_I_STAT_TRP, val = ctl & EV67_PCTR_VAL;
+  if (val) st |= PM_ST_RETIRED;
+  if (val && !trp) st |= PM_ST_VALID;
+  if (ctl & EV67_PCTR_PM_KILLED_BM) st |= PM_ST_EARLY_KILL;
+  else if (!val && !trp) st |= PM_ST_LATE_KILL;
+  if (trp) st |= PM_ST_TRAP | (uint64_t)tt << 32;
+  if (trp && (i_stat & EV67_I_STAT_MIS)) st |= PM_ST_MISPREDICT;
+  if (ctl & EV67_PCTR_TAK) st |= PM_ST_TAKEN;
+  if (ctl & EV67_PCTR_PM_STALLED) st |= PM_ST_MAP_STALL;
+  if (i_stat & EV67_I_STAT_ICM) st |= PM_ST_NYP;
+  if (trp && (i_stat & EV67_I_STAT_LSO)) st |= PM_ST_LDSTORDER;
+  if (trp && (tt == 2 || tt == 3 || tt == 6)) st |= PM_ST_DTB_MISS;
+  if (trp && tt == 5) st |= PM_ST_UNALIGNED;
+  if (trp && tt == 0 && !(i_stat & EV67_I_STAT_MIS)) st |= PM_ST_REPLAY;
+  if (trp && tt == 12) st |= PM_ST_ARITH;
+  if (trp && (pmpc & 0x7FFF) == EV67_PMPC_ITB_MISS) st |= PM_ST_ITB_MISS;
+  if (trp && !(i_stat & EV67_I_STAT_MIS) && d && axp_info[d->id].format == AXP_FMT_JMP) st |= PM_ST_JMP_MISPRED;
+  return st;
+}
+
+/* PERF_SAMPLE_DATA_SRC from the instruction and its trap (the series: loads
+ * and stores, DTB hit or miss, loads into $31/$f31 are prefetches, unop is
+ * not a memory access). */
+static uint64_t data_src_of(const struct axp_insn *d, uint64_t st)
+{
+  union perf_mem_data_src ds = { .val = 0 };
+  if (!d || d->id >= AXP_NUM_IDS) return PERF_MEM_NA;
+  unsigned cls = axp_info[d->id].cls;
+  bool load = cls == AXP_CLS_ILD || cls == AXP_CLS_FLD, store = cls == AXP_CLS_IST || cls == AXP_CLS_FST;
+  if (!load && !store) return PERF_MEM_NA;
+  if (d->id == AXP_LDQ_U && d->ra == 31) return PERF_MEM_NA;   /* unop */
+  ds.mem_op = store ? PERF_MEM_OP_STORE : d->ra == 31 ? PERF_MEM_OP_PFETCH : PERF_MEM_OP_LOAD;
+  ds.mem_lvl = PERF_MEM_LVL_NA;
+  ds.mem_snoop = PERF_MEM_SNOOP_NA;
+  ds.mem_lock = PERF_MEM_LOCK_NA;
+  ds.mem_dtlb = PERF_MEM_TLB_L1 | ((st & PM_ST_DTB_MISS) ? PERF_MEM_TLB_MISS : PERF_MEM_TLB_HIT);
+  return ds.val;
+}
+
+static void pm_sample(struct alpha_pmu *p, struct perf_event *e, uint32_t pid, uint32_t tid,
+                      uint64_t pc, bool kernel)
+{
+  uint64_t t = now(p);
+  uint64_t pmpc = ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_PMPC, 0, t);
+  uint64_t i_stat = ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_I_STAT, 0, t);
+  uint64_t ctl = ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_READ, 0, t);
+  bool redirect = (i_stat & EV67_I_STAT_TRP) && ((pmpc & 0x7FFF) == EV67_PMPC_ITB_MISS ||
+                  (pmpc & 0x7FFF) == EV67_PMPC_IACV || (pmpc & 0x7FFF) == EV67_PMPC_INTERRUPT);
+  uint64_t ip = redirect ? pc : pmpc & ~3ull;
+  uint32_t word;
+  struct axp_insn dec, *d = NULL;
+  if (p->env.insn_at(p->env.ctx, ip, &word)) { dec = axp_decode(word); d = &dec; }
+  uint64_t st = status_of(i_stat, ctl, pmpc, d);
+  bool ip_kernel = ip >= 0xfffffc0000000000ull;
+  if (ip_kernel) st |= PM_ST_KERNEL;
+  unsigned ovr = (unsigned)(i_stat >> EV67_I_STAT_OVR_SHIFT) & 7;
+  uint32_t c0 = (uint32_t)(ctl >> EV67_PCTR0_SHIFT) & EV67_PCTR_MASK;
+  uint32_t c1 = (uint32_t)(ctl >> EV67_PCTR1_SHIFT) & EV67_PCTR_MASK;
+  struct pm_raw_v1 raw = { PM_RAW_VERSION, pmpc, i_stat, ctl, st, c0 >= ovr ? c0 - ovr : 0, c1 };
+  /* Filters: precise events keep retired instructions only; config1 keeps
+   * retired, mispredicted or trapping ones. */
+  bool keep = true;
+  if (e->attr.precise_ip && !(st & PM_ST_RETIRED)) keep = false;
+  uint64_t f = e->attr.config1;
+  if (f && !(((f & PM_FILT_RETIRED) && (st & PM_ST_RETIRED)) ||
+             ((f & PM_FILT_MISPREDICT) && (st & (PM_ST_MISPREDICT | PM_ST_JMP_MISPRED))) ||
+             ((f & PM_FILT_TRAP) && (st & PM_ST_TRAP))))
+    keep = false;
+  (void)kernel;
+  uint64_t period = e->hw.sample_period ? e->hw.sample_period : 1;
+  e->count += period;
+  e->hw.freq_count += period;
+  if (keep) {
+    struct perf_sample s = { .ip = ip, .pid = pid, .tid = tid, .period = period, .weight = c1,
+                             .data_src = data_src_of(d, st), .kernel = ip_kernel, .exact_ip = true,
+                             .raw = &raw, .raw_size = sizeof raw };
+    p->kept++;
+    if (perf_event_overflow(e, &s)) { alpha_stop(e, 0); return; }
+  } else {
+    p->dropped++;
+  }
+  /* Re-arm: writing PCTR_CTL restarts selection (HRM 6.10.3.2 step 6). */
+  write_ctr(p, 1, 0);
+  write_ctr(p, 0, CTR_RANGE - pm_interval(e));
+}
+
+void alpha_pmu_irq(struct alpha_pmu *p, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
+{
+  uint64_t t = now(p);
+  uint64_t isum = ev67_pmu_mfpr(p->env.hw, EV67_IPR_ISUM, t);
+  ev67_pmu_mtpr(p->env.hw, EV67_IPR_HW_INT_CLR, isum & (EV67_PC0 | EV67_PC1), t);
+  if (p->profileme && p->on[0]) {
+    if (isum & EV67_PC0) pm_sample(p, p->on[0], pid, tid, pc, kernel);
+    return;
+  }
+  for (int idx = 0; idx < 2; idx++) {
+    struct perf_event *e = p->on[idx];
+    if (!e || !(isum & (idx ? EV67_PC1 : EV67_PC0)) || (e->hw.state & PERF_HES_STOPPED)) continue;
+    /* A real overflow leaves the counter just past zero; a counter still
+     * high (it was written at most half the range below overflow) means an
+     * interrupt it does not account for: ignore it. */
+    uint32_t raw = read_ctr(p, idx);
+    if (raw >= MAX_LEFT) { p->spurious++; continue; }
+    fold(e, idx, 0);
+    if (!e->hw.sample_period) { set_period(e, idx); continue; }
+    struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = e->hw.last_period,
+                             .data_src = PERF_MEM_NA, .kernel = kernel };
+    p->kept++;
+    set_period(e, idx);
+    if (perf_event_overflow(e, &s)) alpha_stop(e, 0);
+  }
+}
+
+struct alpha_pmu *alpha_pmu_create(struct perf_ctx *c, const struct alpha_pmu_env *env)
+{
+  struct alpha_pmu *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->env = *env;
+  p->pmu = (struct pmu){ .name = "cpu", .type = PERF_TYPE_RAW, .priv = p, .event_init = alpha_event_init,
+                         .add = alpha_add, .del = alpha_del, .start = alpha_start, .stop = alpha_stop,
+                         .read = alpha_read };
+  perf_pmu_register(c, &p->pmu);
+  return p;
+}
+
+void alpha_pmu_destroy(struct alpha_pmu *p) { free(p); }
+
+void alpha_pmu_counts(const struct alpha_pmu *p, uint64_t *kept, uint64_t *dropped, uint64_t *spurious)
+{
+  *kept = p->kept;
+  *dropped = p->dropped;
+  *spurious = p->spurious;
+}

@@ -1,0 +1,562 @@
+/* The perf_events core; see perf.h. Follows kernel/events/core.c and
+ * ring_buffer.c: attribute checks in perf_copy_attr/perf_event_open order,
+ * output through a begin/copy/end on a power-of-two data area with free-running
+ * head and tail, a LOST record written before the next record that fits. */
+#include "kernel/perf.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RECORD_MAX 65528   /* header.size is a u16 and a multiple of 8 */
+
+struct perf_ctx {
+  struct perf_sysctl sys;
+  perf_clock_fn clock;
+  void *clock_ctx;
+  struct pmu *pmus[8];
+  int npmus;
+  struct perf_event *events;
+  uint64_t next_id;
+  uint64_t next_tick, next_rotate;
+};
+
+struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, perf_clock_fn clock, void *clock_ctx)
+{
+  struct perf_ctx *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->sys = *sys;
+  if (!c->sys.max_sample_rate) c->sys.max_sample_rate = 100000;
+  if (!c->sys.mux_interval_ms) c->sys.mux_interval_ms = 4;
+  if (!c->sys.hz) c->sys.hz = 250;
+  c->clock = clock;
+  c->clock_ctx = clock_ctx;
+  c->next_id = 1;
+  return c;
+}
+
+void perf_ctx_destroy(struct perf_ctx *c)
+{
+  if (!c) return;
+  while (c->events) perf_event_close(c->events);
+  free(c);
+}
+
+void perf_pmu_register(struct perf_ctx *c, struct pmu *pmu)
+{
+  if (c->npmus < 8) c->pmus[c->npmus++] = pmu;
+}
+
+uint64_t perf_ctx_time(struct perf_ctx *c) { return c->clock(c->clock_ctx); }
+
+/* ---- attribute checks (perf_copy_attr, perf_event_open) ---- */
+
+static int copy_attr(const struct perf_event_attr *u, struct perf_event_attr *a)
+{
+  uint32_t size = u->size;
+  memset(a, 0, sizeof *a);
+  if (size > 4096) return -E2BIG;
+  if (!size) size = PERF_ATTR_SIZE_VER0;
+  if (size < PERF_ATTR_SIZE_VER0) return -E2BIG;
+  if (size > sizeof *a) {
+    /* Unknown trailing bytes must be zero (perf_copy_attr). */
+    const uint8_t *p = (const uint8_t *)u;
+    for (uint32_t i = sizeof *a; i < size; i++) if (p[i]) return -E2BIG;
+    size = sizeof *a;
+  }
+  memcpy(a, u, size);
+  a->size = size;
+  if (a->__reserved_1 || a->__reserved_2 || a->__reserved_3) return -EINVAL;
+  if (a->sample_type & ~(PERF_SAMPLE_MAX - 1)) return -EINVAL;
+  if (a->read_format & ~(PERF_FORMAT_MAX - 1)) return -EINVAL;
+  if (a->sample_type & PERF_SAMPLE_BRANCH_STACK) return -EOPNOTSUPP;
+  if (a->sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR |
+                        PERF_SAMPLE_AUX | PERF_SAMPLE_CALLCHAIN))
+    return -EOPNOTSUPP;   /* register, stack and AUX sampling come with later work */
+  return 0;
+}
+
+int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int pid, int cpu,
+                    struct perf_event *group, struct perf_event **out)
+{
+  struct perf_event_attr attr;
+  int err = copy_attr(uattr, &attr);
+  if (err) return err;
+  (void)group;
+  /* perf_event_open: frequency and period checks. */
+  if (attr.freq) {
+    if (attr.sample_freq > c->sys.max_sample_rate) return -EINVAL;
+  } else if (attr.sample_period & (1ull << 63)) {
+    return -EINVAL;
+  }
+  if (cpu < -1 || cpu > 0) return -EINVAL;
+  if (pid == -1 && cpu == -1) return -EINVAL;
+  /* perf_event_paranoid (kernel/events/core.c, perf_allow_*). */
+  if (!c->sys.privileged) {
+    if (c->sys.paranoid > 2) return -EACCES;
+    if (pid == -1 && c->sys.paranoid > 0) return -EACCES;
+    if (!attr.exclude_kernel && c->sys.paranoid > 1) return -EACCES;
+  }
+  struct perf_event *e = calloc(1, sizeof *e);
+  if (!e) return -ENOMEM;
+  e->attr = attr;
+  e->ctx = c;
+  e->hw.idx = -1;
+  e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+  e->id = c->next_id++;
+  e->enabled = !attr.disabled;
+  if (attr.freq) {
+    e->hw.sample_period = 1;   /* the tick adjusts it towards sample_freq */
+  } else {
+    e->hw.sample_period = attr.sample_period;
+  }
+  e->hw.last_period = e->hw.sample_period;
+  e->hw.period_left = (int64_t)e->hw.sample_period;
+  err = -ENOENT;
+  for (int i = 0; i < c->npmus && err == -ENOENT; i++) {
+    e->pmu = c->pmus[i];
+    err = c->pmus[i]->event_init(e);
+  }
+  if (err) {
+    free(e);
+    return err;
+  }
+  e->tstamp = perf_ctx_time(c);
+  e->next = c->events;
+  c->events = e;
+  if (e->enabled && e->pmu->add(e, PERF_EF_START) == 0) e->active = true;
+  *out = e;
+  return 0;
+}
+
+/* ---- ring buffer ---- */
+
+int perf_event_mmap(struct perf_event *e, size_t data_pages, size_t page_size)
+{
+  if (e->rb) return -EINVAL;
+  if (!data_pages || (data_pages & (data_pages - 1))) return -EINVAL;
+  struct perf_rb *rb = calloc(1, sizeof *rb);
+  if (!rb) return -ENOMEM;
+  rb->user = calloc(1, page_size);
+  rb->size = (uint64_t)data_pages * page_size;
+  rb->data = calloc(1, rb->size);
+  if (!rb->user || !rb->data) { free(rb->user); free(rb->data); free(rb); return -ENOMEM; }
+  rb->user->version = 0;
+  rb->user->compat_version = 0;
+  rb->user->data_offset = page_size;
+  rb->user->data_size = rb->size;
+  rb->refs = 1;
+  e->rb = rb;
+  return 0;
+}
+
+int perf_event_set_output(struct perf_event *e, struct perf_event *target)
+{
+  if (e->rb || !target->rb) return -EINVAL;
+  e->rb = target->rb;
+  e->rb->refs++;
+  return 0;
+}
+
+struct perf_event_mmap_page *perf_event_user_page(struct perf_event *e) { return e->rb ? e->rb->user : NULL; }
+
+const uint8_t *perf_event_data(struct perf_event *e, uint64_t *size)
+{
+  if (!e->rb) return NULL;
+  *size = e->rb->size;
+  return e->rb->data;
+}
+
+/* Copies a finished record into the ring; returns false (and counts it lost)
+ * when the consumer has not made room. */
+static bool rb_space(struct perf_rb *rb, uint64_t need)
+{
+  uint64_t head = rb->user->data_head, tail = __atomic_load_n(&rb->user->data_tail, __ATOMIC_ACQUIRE);
+  return rb->size - (head - tail) >= need;
+}
+
+static void rb_copy(struct perf_rb *rb, const void *src, uint64_t len)
+{
+  uint64_t head = rb->user->data_head, off = head & (rb->size - 1);
+  uint64_t first = rb->size - off < len ? rb->size - off : len;
+  memcpy(rb->data + off, src, first);
+  memcpy(rb->data, (const uint8_t *)src + first, len - first);
+  __atomic_store_n(&rb->user->data_head, head + len, __ATOMIC_RELEASE);
+}
+
+/* The sample_id trailer of a non-sample record (sample_id_all). */
+static size_t id_trailer(const struct perf_event *e, uint8_t *p, uint32_t pid, uint32_t tid, uint64_t time)
+{
+  size_t n = 0;
+  uint64_t st = e->attr.sample_type;
+  if (!e->attr.sample_id_all) return 0;
+  if (st & PERF_SAMPLE_TID) { memcpy(p + n, &pid, 4); memcpy(p + n + 4, &tid, 4); n += 8; }
+  if (st & PERF_SAMPLE_TIME) { memcpy(p + n, &time, 8); n += 8; }
+  if (st & PERF_SAMPLE_ID) { memcpy(p + n, &e->id, 8); n += 8; }
+  if (st & PERF_SAMPLE_STREAM_ID) { memcpy(p + n, &e->id, 8); n += 8; }
+  if (st & PERF_SAMPLE_CPU) { memset(p + n, 0, 8); n += 8; }
+  if (st & PERF_SAMPLE_IDENTIFIER) { memcpy(p + n, &e->id, 8); n += 8; }
+  return n;
+}
+
+/* Writes one record for e (a LOST record first when records were dropped). */
+static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_t pid, uint32_t tid)
+{
+  struct perf_rb *rb = e->rb;
+  if (!rb) return;
+  if (rb->lost) {
+    uint8_t lost[64];
+    struct perf_event_header *h = (struct perf_event_header *)lost;
+    uint64_t v[2] = { rb->lost_id, rb->lost };
+    h->type = PERF_RECORD_LOST;
+    h->misc = 0;
+    memcpy(lost + 8, v, 16);
+    size_t n = 24 + id_trailer(e, lost + 24, pid, tid, perf_ctx_time(e->ctx));
+    h->size = (uint16_t)n;
+    if (!rb_space(rb, n + len)) { rb->lost++; e->lost++; return; }
+    rb_copy(rb, lost, n);
+    rb->lost = 0;
+  }
+  if (!rb_space(rb, len)) {
+    if (!rb->lost) rb->lost_id = e->id;
+    rb->lost++;
+    e->lost++;
+    return;
+  }
+  rb_copy(rb, rec, len);
+}
+
+/* ---- samples ---- */
+
+static size_t put64(uint8_t *p, size_t n, uint64_t v) { memcpy(p + n, &v, 8); return n + 8; }
+
+static void output_sample(struct perf_event *e, const struct perf_sample *s)
+{
+  uint8_t rec[RECORD_MAX];
+  uint64_t st = e->attr.sample_type;
+  size_t n = sizeof(struct perf_event_header);
+  uint64_t time = perf_ctx_time(e->ctx);
+  if (st & PERF_SAMPLE_IDENTIFIER) n = put64(rec, n, e->id);
+  if (st & PERF_SAMPLE_IP) n = put64(rec, n, s->ip);
+  if (st & PERF_SAMPLE_TID) { memcpy(rec + n, &s->pid, 4); memcpy(rec + n + 4, &s->tid, 4); n += 8; }
+  if (st & PERF_SAMPLE_TIME) n = put64(rec, n, time);
+  if (st & PERF_SAMPLE_ADDR) n = put64(rec, n, s->addr);
+  if (st & PERF_SAMPLE_ID) n = put64(rec, n, e->id);
+  if (st & PERF_SAMPLE_STREAM_ID) n = put64(rec, n, e->id);
+  if (st & PERF_SAMPLE_CPU) n = put64(rec, n, s->cpu);
+  if (st & PERF_SAMPLE_PERIOD) n = put64(rec, n, s->period);
+  if (st & PERF_SAMPLE_READ) {
+    uint64_t rf = e->attr.read_format;
+    n = put64(rec, n, e->count);
+    if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) n = put64(rec, n, e->time_enabled);
+    if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) n = put64(rec, n, e->time_running);
+    if (rf & PERF_FORMAT_ID) n = put64(rec, n, e->id);
+    if (rf & PERF_FORMAT_LOST) n = put64(rec, n, e->lost);
+  }
+  if (st & PERF_SAMPLE_RAW) {
+    /* u32 size + data, rounded up to 8 with zero padding (perf_prepare_sample). */
+    uint32_t payload = s->raw ? s->raw_size : 0;
+    uint32_t total = (payload + 4 + 7) & ~7u, size = total - 4;
+    if (n + total > RECORD_MAX - 64) return;
+    memcpy(rec + n, &size, 4);
+    memset(rec + n + 4, 0, size);
+    if (payload) memcpy(rec + n + 4, s->raw, payload);
+    n += total;
+  }
+  if (st & PERF_SAMPLE_WEIGHT) n = put64(rec, n, s->weight);
+  if (st & PERF_SAMPLE_DATA_SRC) n = put64(rec, n, s->data_src);
+  if (st & PERF_SAMPLE_TRANSACTION) n = put64(rec, n, 0);
+  if (st & PERF_SAMPLE_PHYS_ADDR) n = put64(rec, n, 0);
+  if (st & PERF_SAMPLE_CGROUP) n = put64(rec, n, 0);
+  if (st & PERF_SAMPLE_DATA_PAGE_SIZE) n = put64(rec, n, s->addr ? 8192 : 0);
+  if (st & PERF_SAMPLE_CODE_PAGE_SIZE) n = put64(rec, n, 8192);
+  struct perf_event_header *h = (struct perf_event_header *)rec;
+  h->type = PERF_RECORD_SAMPLE;
+  h->misc = (uint16_t)((s->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
+                       (s->exact_ip ? PERF_RECORD_MISC_EXACT_IP : 0));
+  h->size = (uint16_t)n;
+  e->samples++;
+  output(e, rec, n, s->pid, s->tid);
+}
+
+static bool excluded(const struct perf_event *e, bool kernel)
+{
+  return kernel ? e->attr.exclude_kernel : e->attr.exclude_user;
+}
+
+static void throttle_record(struct perf_event *e, bool throttle)
+{
+  uint8_t rec[96];
+  struct perf_event_header *h = (struct perf_event_header *)rec;
+  uint64_t time = perf_ctx_time(e->ctx);
+  memcpy(rec + 8, &time, 8);
+  memcpy(rec + 16, &e->id, 8);
+  memcpy(rec + 24, &e->id, 8);
+  size_t n = 32 + id_trailer(e, rec + 32, 0, 0, time);
+  h->type = throttle ? PERF_RECORD_THROTTLE : PERF_RECORD_UNTHROTTLE;
+  h->misc = 0;
+  h->size = (uint16_t)n;
+  output(e, rec, n, 0, 0);
+}
+
+int perf_event_overflow(struct perf_event *e, struct perf_sample *s)
+{
+  struct perf_ctx *c = e->ctx;
+  uint64_t max = c->sys.max_sample_rate / c->sys.hz;
+  e->hw.interrupts++;
+  if (e->hw.interrupts > max && !e->hw.throttled) {
+    e->hw.throttled = true;
+    throttle_record(e, true);
+    return 1;
+  }
+  if (e->attr.sample_period || e->attr.freq) {
+    if (!excluded(e, s->kernel)) output_sample(e, s);
+  }
+  return 0;
+}
+
+/* ---- side-band records ---- */
+
+static bool wants(const struct perf_event *e, int kind)
+{
+  if (!e->rb) return false;
+  switch (kind) {
+  case PERF_RECORD_COMM: return e->attr.comm;
+  case PERF_RECORD_MMAP2: return e->attr.mmap || e->attr.mmap2;
+  default: return e->attr.task;
+  }
+}
+
+static void broadcast(struct perf_ctx *c, int kind, uint8_t *rec, size_t len, uint32_t pid, uint32_t tid)
+{
+  uint64_t time = perf_ctx_time(c);
+  struct perf_rb *done[16];
+  int ndone = 0;
+  for (struct perf_event *e = c->events; e; e = e->next) {
+    if (!wants(e, kind)) continue;
+    bool seen = false;   /* one copy per ring, as with SET_OUTPUT */
+    for (int i = 0; i < ndone; i++) if (done[i] == e->rb) seen = true;
+    if (seen) continue;
+    if (ndone < 16) done[ndone++] = e->rb;
+    size_t n = len + id_trailer(e, rec + len, pid, tid, time);
+    ((struct perf_event_header *)rec)->size = (uint16_t)n;
+    output(e, rec, n, pid, tid);
+  }
+}
+
+void perf_record_comm(struct perf_ctx *c, uint32_t pid, uint32_t tid, const char *comm, bool exec)
+{
+  uint8_t rec[128] = { 0 };
+  struct perf_event_header *h = (struct perf_event_header *)rec;
+  h->type = PERF_RECORD_COMM;
+  h->misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
+  memcpy(rec + 8, &pid, 4);
+  memcpy(rec + 12, &tid, 4);
+  size_t l = strnlen(comm, 15);
+  memcpy(rec + 16, comm, l);
+  size_t len = 16 + ((l + 1 + 7) & ~(size_t)7);
+  broadcast(c, PERF_RECORD_COMM, rec, len, pid, tid);
+}
+
+void perf_record_mmap2(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len,
+                       uint64_t pgoff, uint32_t prot, uint32_t flags, const char *filename, bool kernel)
+{
+  uint8_t rec[4096 + 200] = { 0 };
+  struct perf_event_header *h = (struct perf_event_header *)rec;
+  h->type = PERF_RECORD_MMAP2;
+  h->misc = kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+  size_t n = 8;
+  memcpy(rec + n, &pid, 4); memcpy(rec + n + 4, &tid, 4); n += 8;
+  n = put64(rec, n, addr);
+  n = put64(rec, n, len);
+  n = put64(rec, n, pgoff);
+  n += 24;   /* maj, min, ino, ino_generation: zero */
+  memcpy(rec + n, &prot, 4); memcpy(rec + n + 4, &flags, 4); n += 8;
+  size_t l = strnlen(filename, 4095);
+  memcpy(rec + n, filename, l);
+  n += (l + 1 + 7) & ~(size_t)7;
+  broadcast(c, PERF_RECORD_MMAP2, rec, n, pid, tid);
+}
+
+static void task_record(struct perf_ctx *c, int type, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+  uint8_t rec[128] = { 0 };
+  struct perf_event_header *h = (struct perf_event_header *)rec;
+  h->type = (uint32_t)type;
+  uint32_t v[4] = { pid, ppid, tid, ptid };
+  memcpy(rec + 8, v, 16);
+  uint64_t time = perf_ctx_time(c);
+  memcpy(rec + 24, &time, 8);
+  broadcast(c, type, rec, 32, pid, tid);
+}
+
+void perf_record_fork(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+  task_record(c, PERF_RECORD_FORK, pid, ppid, tid, ptid);
+}
+
+void perf_record_exit(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+  task_record(c, PERF_RECORD_EXIT, pid, ppid, tid, ptid);
+}
+
+/* ---- enable, disable, read, close ---- */
+
+void perf_event_enable(struct perf_event *e)
+{
+  if (e->enabled) return;
+  e->enabled = true;
+  e->tstamp = perf_ctx_time(e->ctx);
+  if (e->pmu->add(e, PERF_EF_START) == 0) e->active = true;
+}
+
+void perf_event_disable(struct perf_event *e)
+{
+  if (!e->enabled) return;
+  if (e->active) e->pmu->del(e, PERF_EF_UPDATE);
+  e->active = false;
+  e->enabled = false;
+}
+
+long perf_event_read(struct perf_event *e, void *buf, size_t len)
+{
+  uint64_t v[5];
+  size_t n = 0;
+  if (e->active) e->pmu->read(e);
+  uint64_t rf = e->attr.read_format;
+  if (rf & PERF_FORMAT_GROUP) return -EINVAL;
+  v[n++] = e->count;
+  if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) v[n++] = e->time_enabled;
+  if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) v[n++] = e->time_running;
+  if (rf & PERF_FORMAT_ID) v[n++] = e->id;
+  if (rf & PERF_FORMAT_LOST) v[n++] = e->lost;
+  if (len < n * 8) return -ENOSPC;
+  memcpy(buf, v, n * 8);
+  return (long)(n * 8);
+}
+
+void perf_event_close(struct perf_event *e)
+{
+  struct perf_ctx *c = e->ctx;
+  if (e->active) e->pmu->del(e, PERF_EF_UPDATE);
+  for (struct perf_event **pp = &c->events; *pp; pp = &(*pp)->next)
+    if (*pp == e) { *pp = e->next; break; }
+  if (e->rb && --e->rb->refs == 0) {
+    free(e->rb->user);
+    free(e->rb->data);
+    free(e->rb);
+  }
+  free(e);
+}
+
+/* ---- the tick ---- */
+
+/* Frequency mode: move the period towards sample_freq (perf_adjust_period). */
+static void adjust_period(struct perf_event *e, uint64_t tick_ns)
+{
+  if (!e->attr.freq || !e->attr.sample_freq || !tick_ns) return;
+  uint64_t count = e->hw.freq_count;
+  e->hw.freq_count = 0;
+  /* events per second / samples per second */
+  double rate = (double)count * 1e9 / (double)tick_ns;
+  uint64_t period = (uint64_t)(rate / (double)e->attr.sample_freq);
+  if (!period) period = 1;
+  int64_t delta = (int64_t)period - (int64_t)e->hw.sample_period;
+  e->hw.sample_period = (uint64_t)((int64_t)e->hw.sample_period + (delta + 7) / 8);
+  if (!e->hw.sample_period) e->hw.sample_period = 1;
+}
+
+void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
+{
+  uint64_t now = perf_ctx_time(c), tick_ns = 1000000000ull / c->sys.hz;
+  /* Software timer events sample the current task. */
+  for (struct perf_event *e = c->events; e; e = e->next) {
+    if (!e->enabled || e->attr.type != PERF_TYPE_SOFTWARE) continue;
+    if (e->attr.config != PERF_COUNT_SW_CPU_CLOCK && e->attr.config != PERF_COUNT_SW_TASK_CLOCK) continue;
+    uint64_t period = e->attr.freq ? (e->attr.sample_freq ? 1000000000ull / e->attr.sample_freq : tick_ns)
+                                   : e->hw.sample_period;
+    if (!period) continue;
+    if (!e->next_deadline) e->next_deadline = e->tstamp + period;
+    while (now >= e->next_deadline) {
+      e->count += period;
+      e->next_deadline += period;
+      if (!e->attr.sample_period && !e->attr.freq) continue;
+      struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = period, .kernel = kernel };
+      if (!excluded(e, kernel)) output_sample(e, &s);
+    }
+  }
+  if (now < c->next_tick) return;
+  c->next_tick = now + tick_ns;
+  for (struct perf_event *e = c->events; e; e = e->next) {
+    if (e->hw.throttled) {
+      e->hw.throttled = false;
+      throttle_record(e, false);
+      if (e->active) e->pmu->start(e, PERF_EF_RELOAD);
+    }
+    e->hw.interrupts = 0;
+    adjust_period(e, tick_ns);
+  }
+  /* Multiplexing: when some enabled event is not on the PMU, rotate. */
+  if (now < c->next_rotate) return;
+  c->next_rotate = now + (uint64_t)c->sys.mux_interval_ms * 1000000ull;
+  bool waiting = false;
+  for (struct perf_event *e = c->events; e; e = e->next)
+    if (e->enabled && !e->active && e->attr.type != PERF_TYPE_SOFTWARE) waiting = true;
+  if (!waiting) return;
+  for (struct perf_event *e = c->events; e; e = e->next)
+    if (e->active && e->attr.type != PERF_TYPE_SOFTWARE) { e->pmu->del(e, PERF_EF_UPDATE); e->active = false; }
+  /* Move the first hardware event to the end, then schedule in order. */
+  struct perf_event **pp = &c->events, *first = NULL;
+  while (*pp) {
+    if ((*pp)->attr.type != PERF_TYPE_SOFTWARE) { first = *pp; *pp = first->next; break; }
+    pp = &(*pp)->next;
+  }
+  if (first) {
+    first->next = NULL;
+    pp = &c->events;
+    while (*pp) pp = &(*pp)->next;
+    *pp = first;
+  }
+  for (struct perf_event *e = c->events; e; e = e->next)
+    if (e->enabled && e->attr.type != PERF_TYPE_SOFTWARE && e->pmu->add(e, PERF_EF_START) == 0)
+      e->active = true;
+}
+
+void perf_sw_event(struct perf_ctx *c, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
+{
+  for (struct perf_event *e = c->events; e; e = e->next) {
+    if (!e->enabled || e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != config) continue;
+    e->count++;
+    if (!e->attr.sample_period || e->attr.freq) continue;
+    if (--e->hw.period_left > 0) continue;
+    e->hw.period_left = (int64_t)e->hw.sample_period;
+    struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = e->hw.sample_period, .kernel = kernel };
+    if (!excluded(e, kernel)) output_sample(e, &s);
+  }
+}
+
+/* ---- the software PMU ---- */
+
+static int sw_init(struct perf_event *e)
+{
+  if (e->attr.type != PERF_TYPE_SOFTWARE) return -ENOENT;
+  switch (e->attr.config) {
+  case PERF_COUNT_SW_CPU_CLOCK: case PERF_COUNT_SW_TASK_CLOCK:
+  case PERF_COUNT_SW_PAGE_FAULTS: case PERF_COUNT_SW_CONTEXT_SWITCHES:
+    if (e->attr.precise_ip) return -EOPNOTSUPP;
+    return 0;
+  default:
+    return -ENOENT;
+  }
+}
+static int sw_add(struct perf_event *e, int flags) { (void)flags; e->hw.state = 0; return 0; }
+static void sw_del(struct perf_event *e, int flags) { (void)flags; e->hw.state = PERF_HES_STOPPED; }
+static void sw_start(struct perf_event *e, int flags) { (void)flags; e->hw.state = 0; }
+static void sw_stop(struct perf_event *e, int flags) { (void)flags; e->hw.state = PERF_HES_STOPPED; }
+static void sw_read(struct perf_event *e) { (void)e; }
+
+static struct pmu sw_pmu = {
+  .name = "software", .type = PERF_TYPE_SOFTWARE, .event_init = sw_init, .add = sw_add,
+  .del = sw_del, .start = sw_start, .stop = sw_stop, .read = sw_read,
+};
+
+struct pmu *perf_sw_pmu(void) { return &sw_pmu; }

@@ -1,0 +1,157 @@
+/* The perf_events core of the modelled kernel, a small tidy version of Linux's
+ * kernel/events: events opened with Linux's perf_event_attr and validated in
+ * Linux's order with Linux's errors, PMU drivers behind struct pmu callbacks
+ * (the contract of each at its declaration), ring buffers with the
+ * perf_event_mmap_page protocol (free-running head/tail, LOST records when
+ * full), the records (SAMPLE, MMAP2, COMM, FORK, EXIT, LOST, THROTTLE,
+ * UNTHROTTLE) with sample_id_all trailers, throttling, frequency mode,
+ * multiplexing on a tick, and software events. Everything crossing to "user
+ * space" (the tools) is byte for byte what Linux produces. */
+#ifndef KERNEL_PERF_H
+#define KERNEL_PERF_H
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct perf_ctx;
+struct perf_event;
+
+/* hw_perf_event state (include/linux/perf_event.h). */
+#define PERF_HES_STOPPED  0x01   /* the counter is stopped */
+#define PERF_HES_UPTODATE 0x02   /* event->count is up to date */
+#define PERF_EF_START     0x01   /* add: start the counter */
+#define PERF_EF_RELOAD    0x02   /* start: reload the period */
+#define PERF_EF_UPDATE    0x04   /* stop/del: fold the counter into event->count */
+
+struct hw_perf_event {
+  int idx;                       /* counter index, -1 when not on the PMU */
+  int state;                     /* PERF_HES_* */
+  uint64_t config;               /* driver's encoding */
+  uint64_t sample_period, last_period;
+  int64_t period_left;
+  uint64_t prev_count;           /* raw counter value last folded in */
+  uint64_t interrupts;           /* overflows in this tick (throttling) */
+  bool throttled;
+  uint64_t freq_count;           /* events counted in this tick (frequency mode) */
+};
+
+/* What a driver or the core knows about one sample. */
+struct perf_sample {
+  uint64_t ip, addr, period, weight, data_src;
+  uint32_t pid, tid, cpu;
+  bool kernel;                   /* cpumode KERNEL (else USER) */
+  bool exact_ip;                 /* PERF_RECORD_MISC_EXACT_IP */
+  const void *raw;               /* PERF_SAMPLE_RAW payload, or NULL */
+  uint32_t raw_size;
+};
+
+struct pmu {
+  const char *name;
+  uint32_t type;                 /* PERF_TYPE_* this PMU answers */
+  void *priv;
+  /* Claims or refuses an event: 0, -ENOENT when the event is not for this PMU,
+   * or the error (EINVAL, EOPNOTSUPP...). Sets hw.config and the period. */
+  int (*event_init)(struct perf_event *e);
+  /* Puts the event on a counter; with PERF_EF_START also starts it. Returns
+   * 0 or -EAGAIN when no counter fits (the core multiplexes). */
+  int (*add)(struct perf_event *e, int flags);
+  /* Takes it off; with PERF_EF_UPDATE folds the count in first. */
+  void (*del)(struct perf_event *e, int flags);
+  /* Starts counting; PERF_EF_RELOAD programs the remaining period first. */
+  void (*start)(struct perf_event *e, int flags);
+  /* Stops counting; PERF_EF_UPDATE folds the count in. */
+  void (*stop)(struct perf_event *e, int flags);
+  /* Folds the current hardware count into event->count. */
+  void (*read)(struct perf_event *e);
+};
+
+struct perf_rb;
+
+struct perf_event {
+  struct perf_event_attr attr;
+  struct perf_ctx *ctx;
+  struct pmu *pmu;
+  struct hw_perf_event hw;
+  uint64_t id;
+  uint64_t count;                /* events counted so far */
+  bool enabled, active;
+  uint64_t time_enabled, time_running, tstamp;
+  struct perf_rb *rb;
+  uint64_t lost;                 /* samples dropped for a full buffer */
+  uint64_t samples;
+  void *pmu_private;
+  uint64_t next_deadline;        /* software timer events: next sample (ns) */
+  struct perf_event *next;
+};
+
+/* perf_event_mmap_page + data pages; owned by the ring's events. */
+struct perf_rb {
+  struct perf_event_mmap_page *user;   /* the first "page" */
+  uint8_t *data;
+  uint64_t size;                 /* data bytes, a power of two */
+  uint64_t lost;                 /* records dropped since the last LOST record */
+  uint64_t lost_id;
+  int refs;
+};
+
+/* System settings a context starts with (sysctls). */
+struct perf_sysctl {
+  int paranoid;                  /* kernel.perf_event_paranoid: 2 by default */
+  bool privileged;               /* CAP_PERFMON / root */
+  uint32_t max_sample_rate;      /* kernel.perf_event_max_sample_rate: 100000 */
+  uint32_t mux_interval_ms;      /* perf_event_mux_interval_ms: 4 */
+  uint32_t hz;                   /* scheduler tick: 250 */
+};
+
+/* The clock the context's TIME fields and ticks use (ns). */
+typedef uint64_t (*perf_clock_fn)(void *ctx);
+
+/* Returns a new context, or NULL. */
+struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, perf_clock_fn clock, void *clock_ctx);
+void perf_ctx_destroy(struct perf_ctx *c);
+/* Registers a PMU driver (the core tries them in order). */
+void perf_pmu_register(struct perf_ctx *c, struct pmu *pmu);
+
+/* perf_event_open(2): attr is copied (size-versioned as Linux does). pid is the
+ * task to follow (with inheritance) or -1 for all; cpu -1 or 0. Returns 0 with
+ * *out set, or -errno exactly as the syscall would fail. */
+int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *attr, int pid, int cpu,
+                    struct perf_event *group, struct perf_event **out);
+/* mmap(2) of 1 + 2^n pages of page_size bytes: the ring buffer. Returns 0 or -errno. */
+int perf_event_mmap(struct perf_event *e, size_t data_pages, size_t page_size);
+/* PERF_EVENT_IOC_SET_OUTPUT: e writes into target's ring. */
+int perf_event_set_output(struct perf_event *e, struct perf_event *target);
+/* PERF_EVENT_IOC_ENABLE / DISABLE. */
+void perf_event_enable(struct perf_event *e);
+void perf_event_disable(struct perf_event *e);
+/* read(2) with the event's read_format. Returns bytes or -errno. */
+long perf_event_read(struct perf_event *e, void *buf, size_t len);
+void perf_event_close(struct perf_event *e);
+/* The ring buffer's user page and data, as the tool's mmap sees them. */
+struct perf_event_mmap_page *perf_event_user_page(struct perf_event *e);
+const uint8_t *perf_event_data(struct perf_event *e, uint64_t *size);
+
+/* ---- called by drivers ---- */
+/* An overflow with a sample: writes it if the event samples, counts
+ * interrupts for throttling. Returns 1 when the event is throttled (the
+ * driver must stop it), else 0. */
+int perf_event_overflow(struct perf_event *e, struct perf_sample *s);
+/* Linux's perf_event_update_userpage: nothing to do but kept for the contract. */
+uint64_t perf_ctx_time(struct perf_ctx *c);
+
+/* ---- called by the kernel on task activity (records for sampling events) ---- */
+void perf_record_comm(struct perf_ctx *c, uint32_t pid, uint32_t tid, const char *comm, bool exec);
+void perf_record_mmap2(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len,
+                       uint64_t pgoff, uint32_t prot, uint32_t flags, const char *filename, bool kernel);
+void perf_record_fork(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+void perf_record_exit(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+/* The software PMU (cpu-clock, task-clock, page-faults, context-switches). */
+struct pmu *perf_sw_pmu(void);
+/* The scheduler tick: unthrottling, frequency adjustment, multiplexing,
+ * software timer events (the current task and PC sample them). */
+void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel);
+/* A software event happened (page fault, context switch) at pc. */
+void perf_sw_event(struct perf_ctx *c, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel);
+
+#endif
