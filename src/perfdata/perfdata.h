@@ -18,7 +18,11 @@ struct pd_writer;
 struct pd_writer *pd_writer_create(const char *path, int *err);
 /* Declares an event: its attr (copied), display name and sample ids. All
  * events must share sample_type's id position (use PERF_SAMPLE_IDENTIFIER)
- * and sample_id_all. Returns 0 or PM_E*. Call before the first record. */
+ * and sample_id_all. Returns 0 or PM_E*. Call before the first record.
+ * name NULL: the perf-style default (pd_event_name). With several events each
+ * needs ids (perf matches samples and EVENT_DESC names by id; records are
+ * refused otherwise); a single event may have none. The attr is written with
+ * size PERF_ATTR_SIZE_VER7 (128), the most perf 6.1 reads. */
 int pd_writer_add_event(struct pd_writer *w, const struct perf_event_attr *attr,
                         const char *name, const uint64_t *ids, size_t nids);
 /* Appends one record (header included, size a multiple of 8) to the data
@@ -45,6 +49,11 @@ int pd_writer_close(struct pd_writer *w);
  * Returns its length, or 0 when it has none. */
 size_t pd_elf_build_id(const char *path, uint8_t id[20]);
 
+/* Writes perf's default name for an event without EVENT_DESC into buf
+ * ("cycles", "cpu-clock", "raw 0x1234", "L1-dcache-load-misses", with perf's
+ * modifier suffix such as ":u" or ":HG"), as evsel__name does. */
+void pd_event_name(const struct perf_event_attr *attr, char *buf, size_t len);
+
 /* ---- reading ---- */
 struct pd_reader;
 
@@ -58,16 +67,34 @@ struct pd_event {
 /* Opens a perf.data file (either endianness is detected; only native is
  * decoded). Returns NULL with *err and a message in errbuf. */
 struct pd_reader *pd_reader_open(const char *path, int *err, char *errbuf, size_t errlen);
+/* The same over a caller's buffer (8-byte aligned, kept alive and unchanged
+ * until close; not copied). */
+struct pd_reader *pd_reader_open_mem(const void *buf, size_t len, int *err, char *errbuf, size_t errlen);
 void pd_reader_close(struct pd_reader *r);
 size_t pd_reader_nevents(const struct pd_reader *r);
 const struct pd_event *pd_reader_event(const struct pd_reader *r, size_t i);
 /* Header feature strings (NULL when absent): "hostname", "osrelease",
  * "version", "arch", "cpudesc", "cpuid", "cmdline" (joined by spaces). */
 const char *pd_reader_env(const struct pd_reader *r, const char *key);
+/* Header feature numbers: "nr_cpus_avail", "nr_cpus_online", "total_mem"
+ * (kB), "first_sample_time", "last_sample_time". Returns false when absent. */
+bool pd_reader_env_u64(const struct pd_reader *r, const char *key, uint64_t *val);
+
+/* BUILD_ID feature entries (owned by the reader). */
+struct pd_build_id {
+  int pid;                       /* machine pid: -1 the host */
+  uint16_t cpumode;              /* PERF_RECORD_MISC_USER / _KERNEL ... */
+  uint8_t id[20];
+  size_t id_len;
+  const char *filename;
+};
+size_t pd_reader_nbuild_ids(const struct pd_reader *r);
+const struct pd_build_id *pd_reader_build_id(const struct pd_reader *r, size_t i);
 
 /* Iterates the data section: returns 1 with *rec pointing at the next record
  * (valid until close), 0 at the end, or PM_E* for a malformed record with a
- * message in errbuf saying at which offset and what was wrong. */
+ * message in errbuf saying at which offset and what was wrong (the error then
+ * repeats on every later call). The whole record lies in the data section. */
 int pd_reader_next(struct pd_reader *r, const struct perf_event_header **rec,
                    char *errbuf, size_t errlen);
 
@@ -84,10 +111,14 @@ struct pd_sample {
   const void *raw;
   uint32_t raw_size;
 };
-/* Decodes a SAMPLE record. Returns 0 or PM_E* with a message. */
+/* Decodes a SAMPLE record (its event found by its id, or the single event).
+ * weight is the full u64 for PERF_SAMPLE_WEIGHT, var1_dw for WEIGHT_STRUCT.
+ * Returns 0 or PM_E* with a message (PM_EINVAL for a record of another type). */
 int pd_parse_sample(const struct pd_reader *r, const struct perf_event_header *rec,
                     struct pd_sample *s, char *errbuf, size_t errlen);
-/* The event a non-sample record belongs to (sample_id_all trailer), or NULL. */
+/* The event a non-sample record belongs to (sample_id_all trailer), or NULL
+ * (no trailer, a tool-synthesized record, an unknown id). For a SAMPLE, its
+ * event. */
 const struct pd_event *pd_record_event(const struct pd_reader *r, const struct perf_event_header *rec);
 
 #endif
