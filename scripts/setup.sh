@@ -17,6 +17,7 @@ PACKAGES=(
   clang libclang-rt-14-dev            # libFuzzer harnesses (make fuzz)
   dpkg-dev xz-utils                   # apt-get source (tests/realprogs)
   bzip2                               # host bzip2 as a second oracle
+  linux-perf                          # perf 6.1: reads our perf.data (tests)
 )
 
 update=0 build=1
