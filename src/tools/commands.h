@@ -12,4 +12,7 @@ int cmd_run(int argc, char **argv);
 /* profileme stat [OPTIONS] PROG [ARGS...]: count events on the timed EV67. */
 int cmd_stat(int argc, char **argv);
 
+/* profileme record [OPTIONS] PROG [ARGS...]: sample into perf.data. */
+int cmd_record(int argc, char **argv);
+
 #endif
