@@ -147,6 +147,11 @@ static void set_period(struct perf_event *e, int idx)
   int64_t left = e->hw.period_left;
   if (!e->hw.sample_period) left = MAX_LEFT;
   if (left <= 0) { left += (int64_t)e->hw.sample_period; e->hw.period_left = left; }
+  if ((e->hw.config & PM_CFG_RANDOM) && e->hw.sample_period >= 8) {
+    /* randomized interval: up to period/8 more, no overflow, saturated */
+    uint64_t span = e->hw.sample_period / 8, j = p->env.random(p->env.ctx) % (span + 1);
+    left = left > INT64_MAX - (int64_t)j ? INT64_MAX : left + (int64_t)j;
+  }
   if (left > MAX_LEFT) left = MAX_LEFT;
   if (left < (int64_t)pmc_left[idx]) left = pmc_left[idx];
   e->hw.last_period = e->hw.sample_period;
