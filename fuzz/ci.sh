@@ -4,7 +4,8 @@
 # at once on separate cores, in fork mode so that a finding does not end the
 # run. Seeds are made on the fly: Alpha programs built from tests/guest (whole
 # and cut to 4 KB) for fuzz_elf, and runs of words from their .text sections
-# for fuzz_decode. Each finding is replayed and compared with
+# for fuzz_decode; fuzz_perfdata starts from the perf.data files in
+# tests/perfdata. Each finding is replayed and compared with
 # fuzz/known-issues.tsv: known ones print as "KNOWN", new ones as "FAIL" with
 # the reproducer path and the sanitizer's stack. Exits 1 on any new finding.
 # Replay a reproducer with: build/fuzz/fuzz_NAME FILE. FUZZ_REPORT_ONLY=1
@@ -21,7 +22,8 @@ max_slow=2             # timeouts and ooms replayed per harness (each takes seco
 seeds=$out/seeds
 if [ "${FUZZ_REPORT_ONLY:-0}" != 1 ]; then
 rm -rf "$seeds" "$out/corpus" "$out/artifacts" "$out/replays"
-mkdir -p "$seeds/elf" "$seeds/decode" "$out/corpus/elf" "$out/corpus/decode" "$out/artifacts"
+mkdir -p "$seeds/elf" "$seeds/decode" "$seeds/perfdata" "$out/corpus/elf" "$out/corpus/decode" \
+  "$out/corpus/perfdata" "$out/artifacts"
 
 # ELF seeds: a few small guest programs, dynamic (static ones are 700 KB, too
 # big to mutate quickly); one also stripped, one as a PIE.
@@ -51,7 +53,9 @@ for b in "$seeds"/elf/*; do
   fi
   rm -f "$t"
 done
-echo "fuzz: seeds: $(ls "$seeds/elf" | wc -l) ELF files, $(ls "$seeds/decode" | wc -l) code runs; ${secs}s per harness"
+cp tests/perfdata/*.data "$seeds/perfdata/" 2>/dev/null
+echo "fuzz: seeds: $(ls "$seeds/elf" | wc -l) ELF files, $(ls "$seeds/decode" | wc -l) code runs," \
+  "$(ls "$seeds/perfdata" | wc -l) perf.data files; ${secs}s per harness"
 fi
 
 # fuzz NAME: runs one harness in fork mode; the log goes to $out/NAME.log.
@@ -120,7 +124,7 @@ report() {
 
 fail=0
 pids=()
-for name in elf decode; do
+for name in elf decode perfdata; do
   if [ ! -x "$out/fuzz_$name" ]; then
     echo "FAIL fuzz_$name: $out/fuzz_$name not built (make fuzz)"; fail=1; continue
   fi

@@ -1,0 +1,66 @@
+/* libFuzzer harness for the perf.data reader: any bytes are opened (from an
+ * 8-aligned copy, as a mapped file would be), every record is iterated, its
+ * event looked up and every SAMPLE parsed, touching each pointer the reader
+ * hands out. The reader promises to take any bytes: a crash, a sanitizer
+ * report or an out-of-table error code here is a reader bug. */
+#include "perfdata/perfdata.h"
+#include "util/err.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Aborts unless err is 0 or a PM_E* code and a failure came with a message. */
+static void check_err(int err, const char *msg)
+{
+  if (err > 1 || err < PM_ERR_MIN) abort();
+  if (err < 0 && msg[0] == '\0') abort();
+}
+
+/* Reads every byte of [p, p + n) so ASan sees any overrun. */
+static unsigned touch(const void *p, size_t n)
+{
+  unsigned sum = 0;
+  for (size_t i = 0; i < n; i++) sum += ((const volatile uint8_t *)p)[i];
+  return sum;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  uint64_t *buf = malloc(size / 8 * 8 + 8);
+  if (!buf) return 0;
+  memcpy(buf, data, size);
+  char msg[256] = "";
+  int err = 0;
+  struct pd_reader *r = pd_reader_open_mem(buf, size, &err, msg, sizeof msg);
+  check_err(err, msg);
+  if (!r) { free(buf); return 0; }
+  for (size_t i = 0; i < pd_reader_nevents(r); i++) {
+    const struct pd_event *e = pd_reader_event(r, i);
+    touch(e->name, strlen(e->name));
+    touch(e->ids, e->nids * sizeof e->ids[0]);
+  }
+  for (size_t i = 0; i < pd_reader_nbuild_ids(r); i++)
+    touch(pd_reader_build_id(r, i)->filename, strlen(pd_reader_build_id(r, i)->filename));
+  const char *cmd = pd_reader_env(r, "cmdline");
+  if (cmd) touch(cmd, strlen(cmd));
+  const struct perf_event_header *rec;
+  int rc;
+  while ((msg[0] = '\0', rc = pd_reader_next(r, &rec, msg, sizeof msg)) == 1) {
+    touch(rec, rec->size);
+    pd_record_event(r, rec);
+    if (rec->type != PERF_RECORD_SAMPLE) continue;
+    struct pd_sample s;
+    msg[0] = '\0';
+    err = pd_parse_sample(r, rec, &s, msg, sizeof msg);
+    check_err(err, msg);
+    if (err) continue;
+    touch(s.raw, s.raw_size);
+    touch(s.callchain, s.callchain_nr * sizeof s.callchain[0]);
+  }
+  check_err(rc, msg);
+  pd_reader_close(r);
+  free(buf);
+  return 0;
+}
