@@ -57,9 +57,10 @@ FUZZ_FLAGS  = -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Isrc -fno-omit-frame-pointer 
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_ISA   := $(wildcard src/util/*.c src/isa/*.c)
 FUZZ_GUEST := $(FUZZ_ISA) $(wildcard src/guest/*.c src/uarch/*.c src/pmu/*.c)
+FUZZ_PERFDATA := $(wildcard src/util/*.c src/perfdata/*.c)
 FUZZ_HDRS  := $(wildcard src/*/*.h src/*/*.def)
 
-fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode
+fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode build/fuzz/fuzz_perfdata
 
 build/fuzz/fuzz_elf: fuzz/fuzz_elf.c $(FUZZ_GUEST) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
@@ -68,6 +69,10 @@ build/fuzz/fuzz_elf: fuzz/fuzz_elf.c $(FUZZ_GUEST) $(FUZZ_HDRS)
 build/fuzz/fuzz_decode: fuzz/fuzz_decode.c $(FUZZ_ISA) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_decode.c $(FUZZ_ISA) -lm
+
+build/fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c $(FUZZ_PERFDATA) $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_perfdata.c $(FUZZ_PERFDATA) -lelf
 
 fuzz-ci: fuzz
 	fuzz/ci.sh
