@@ -14,7 +14,7 @@ endif
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) -Isrc
 LDFLAGS += $(SANFLAGS)
-LDLIBS  += -lm -lelf
+LDLIBS  += -lm -lelf -ldw
 
 LAYERS  := util isa guest uarch pmu kernel perfdata tools
 SRCS    := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
