@@ -12,6 +12,22 @@ int cmd_run(int argc, char **argv);
 /* profileme stat [OPTIONS] PROG [ARGS...]: count events on the timed EV67. */
 int cmd_stat(int argc, char **argv);
 
+/* profileme report [-i FILE] [--stdio] [--sort KEYS]: perf report --stdio. */
+int cmd_report(int argc, char **argv);
+
+/* profileme annotate [-i FILE] [--stdio] SYMBOL: per-instruction samples with
+ * disassembly and source, like perf annotate. */
+int cmd_annotate(int argc, char **argv);
+
+/* profileme script [-i FILE] [-F FIELDS] [-D]: one line per sample, like perf script. */
+int cmd_script(int argc, char **argv);
+
+/* profileme mem report [-i FILE]: samples by data source, like perf mem report. */
+int cmd_mem(int argc, char **argv);
+
+/* profileme dcpi -i FILE --by sym|insn [-x SEP]: ProfileMe status sums, DCPI style. */
+int cmd_dcpi(int argc, char **argv);
+
 /* profileme record [OPTIONS] PROG [ARGS...]: sample into perf.data. */
 int cmd_record(int argc, char **argv);
 

@@ -8,6 +8,11 @@ static const struct { const char *name; int (*fn)(int, char **); const char *wha
   { "record", cmd_record, "sample a program into perf.data (ProfileMe by default)" },
   { "stat", cmd_stat, "count events (cycles, instructions, sim/ ground truth) like perf stat" },
   { "disasm", cmd_disasm, "disassemble an Alpha ELF file like objdump -d" },
+  { "report", cmd_report, "summarize a perf.data file like perf report" },
+  { "annotate", cmd_annotate, "per-instruction samples with disassembly and source" },
+  { "script", cmd_script, "list the samples of a perf.data file like perf script" },
+  { "mem", cmd_mem, "samples by data source like perf mem report" },
+  { "dcpi", cmd_dcpi, "ProfileMe status per symbol or instruction, DCPI style" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,294 @@
+/* `profileme dcpi`: DCPI-style sums of ProfileMe samples (dcpiprof by
+ * procedure, dcpilist/dcpitopcounts by instruction): for each symbol or
+ * instruction, how many samples it got and how many of them carried each
+ * ProfileMe status (dcpiprofileme(1)'s attributes: retired, valid, killed
+ * early or late, trapped, mispredicted, DTB miss, unaligned, ...). Events
+ * without ProfileMe data still get their sample counts. Rows are sorted by
+ * samples, then address. -x SEP writes CSV (RFC 4180 quoting) with a header
+ * row; instructions are named by their link-time address (objdump's). */
+#include "tools/commands.h"
+#include "tools/session.h"
+#include "isa/disasm.h"
+#include "util/err.h"
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dkey { size_t ev; const struct sym_dso *dso; const struct sym_symbol *sym; uint64_t pc; };
+struct dval { uint64_t samples, period, pm; uint64_t st[PM_NSTATUS]; };
+
+/* Output columns after samples: name and the status bits counted. */
+static const struct { const char *name, *shortname; uint64_t bits; } cols[] = {
+  { "retired", "retired", PM_ST_RETIRED }, { "killed", "killed", PM_ST_EARLY_KILL | PM_ST_LATE_KILL },
+  { "mispredict", "mispred", PM_ST_MISPREDICT }, { "trap", "trap", PM_ST_TRAP },
+  { "dtb_miss", "dtbmiss", PM_ST_DTB_MISS }, { "unaligned", "unalign", PM_ST_UNALIGNED },
+  { "valid", "valid", PM_ST_VALID }, { "map_stall", "mapstall", PM_ST_MAP_STALL }, { "nyp", "nyp", PM_ST_NYP },
+  { "ldstorder", "ldstord", PM_ST_LDSTORDER }, { "early_kill", "earlykil", PM_ST_EARLY_KILL },
+  { "late_kill", "latekill", PM_ST_LATE_KILL }, { "taken", "taken", PM_ST_TAKEN },
+  { "replay", "replay", PM_ST_REPLAY }, { "itb_miss", "itbmiss", PM_ST_ITB_MISS }, { "arith", "arith", PM_ST_ARITH },
+  { "jmp_mispredict", "jmpmisp", PM_ST_JMP_MISPRED }, { "kernel", "kernel", PM_ST_KERNEL },
+};
+#define NCOLS (sizeof cols / sizeof cols[0])
+#define TABLE_COLS 9             /* the readable table shows the first ones */
+#define MAX_LIST 64
+
+struct dcpi {
+  bool by_insn;
+  const char *sep;               /* CSV separator, or NULL for the table */
+  char *syms[MAX_LIST], *events[MAX_LIST];
+  size_t nsyms, nevents;
+  struct hist *h;
+  uint64_t *total, *pm;          /* per event: samples, ProfileMe samples */
+};
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+    "usage: profileme dcpi [-i FILE] [--by sym|insn] [-x SEP] [--symbols LIST] [-e EVENTS]\n"
+    "Sums ProfileMe samples by symbol or by instruction, DCPI style: samples and\n"
+    "how many were retired, killed, mispredicted, trapped, DTB misses, unaligned...\n"
+    "  -i, --input FILE     perf.data file (default: perf.data)\n"
+    "      --by sym|insn    one row per symbol (default) or per instruction\n"
+    "  -x, --field-separator SEP  CSV with a header row, fields separated by SEP\n"
+    "      --symbols LIST   only these symbols\n"
+    "  -e, --events LIST    only these events (by name)\n"
+    "      --symfs DIR      look for the recorded files under DIR\n"
+    "CSV columns: event, pc (hex; the symbol's start with --by sym), symbol, dso,\n"
+    "insn (disassembly, --by insn), samples, then per status: ");
+  for (size_t i = 0; i < NCOLS; i++) fprintf(f, "%s%s", cols[i].name, i + 1 < NCOLS ? ", " : "\n");
+  fprintf(f,
+    "(empty for events without ProfileMe data).\n"
+    "Exit status: 0 success, 1 unreadable input, 2 bad options.\n");
+}
+
+static int on_record(void *ctx, struct session *s, const struct session_rec *r)
+{
+  struct dcpi *d = ctx;
+  const struct pd_sample *smp = r->sample;
+  if (!smp || !in_list(d->events, d->nevents, smp->event->name)) return 0;
+  if (d->nsyms && (!r->loc.sym || !in_list(d->syms, d->nsyms, r->loc.sym->name))) return 0;
+  struct dkey k;
+  memset(&k, 0, sizeof k);
+  k.ev = session_event_index(s, smp->event);
+  k.dso = r->loc.dso;
+  k.sym = r->loc.sym;
+  if (d->by_insn) k.pc = r->loc.dso ? r->loc.vaddr : smp->ip;
+  else if (k.sym) k.pc = k.sym->start;
+  struct dval *v = hist_get(d->h, &k);
+  if (!v) {
+    snprintf(s->err, sizeof s->err, "%s", pm_strerror(PM_ENOMEM));
+    return PM_ENOMEM;
+  }
+  v->samples++;
+  v->period += smp->period;
+  d->total[k.ev]++;
+  struct pm_raw_v1 raw;
+  if (session_pm_raw(smp, &raw)) {
+    v->pm++;
+    d->pm[k.ev]++;
+    for (int i = 0; i < PM_NSTATUS; i++)
+      if (raw.status & (1ull << i)) v->st[i]++;
+  }
+  return 0;
+}
+
+struct drow { const struct dkey *k; const struct dval *v; };
+
+static int row_cmp(const void *pa, const void *pb)
+{
+  const struct drow *a = pa, *b = pb;
+  if (a->k->ev != b->k->ev) return a->k->ev < b->k->ev ? -1 : 1;
+  if (a->v->samples != b->v->samples) return a->v->samples > b->v->samples ? -1 : 1;
+  if (a->k->pc != b->k->pc) return a->k->pc < b->k->pc ? -1 : 1;
+  const char *x = a->k->dso ? a->k->dso->path : "", *y = b->k->dso ? b->k->dso->path : "";
+  return strcmp(x, y);
+}
+
+static uint64_t count(const struct dval *v, uint64_t bits)
+{
+  uint64_t n = 0;
+  for (int i = 0; i < PM_NSTATUS; i++)
+    if (bits & (1ull << i)) n += v->st[i];
+  return n;
+}
+
+/* The disassembly of the instruction at k->pc, tabs as spaces; "" if unknown. */
+static void insn_of(const struct dkey *k, char *buf, size_t len)
+{
+  uint8_t b[4];
+  buf[0] = '\0';
+  if (!k->dso || sym_dso_read((struct sym_dso *)k->dso, k->pc, b, 4) != 4) return;
+  struct axp_insn in = axp_decode((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+  axp_disasm(&in, k->pc, buf, len);
+  for (char *p = buf; *p; p++)
+    if (*p == '\t') *p = ' ';
+  size_t n = strlen(buf);
+  while (n && buf[n - 1] == ' ') buf[--n] = '\0';
+}
+
+/* Writes one CSV field, quoted when it holds the separator, a quote or a newline. */
+static void csv_field(const char *sep, const char *s, bool first)
+{
+  if (!first) fputs(sep, stdout);
+  if (!strstr(s, sep) && !strpbrk(s, "\"\n\r")) {
+    fputs(s, stdout);
+    return;
+  }
+  putchar('"');
+  for (const char *p = s; *p; p++) {
+    if (*p == '"') putchar('"');
+    putchar(*p);
+  }
+  putchar('"');
+}
+
+static void print_csv(const struct dcpi *d, const struct session *s, const struct drow *rows, size_t n)
+{
+  static const char *const head[] = { "event", "pc", "symbol", "dso", "insn", "samples" };
+  for (size_t i = 0; i < 6; i++) csv_field(d->sep, head[i], i == 0);
+  for (size_t i = 0; i < NCOLS; i++) csv_field(d->sep, cols[i].name, false);
+  putchar('\n');
+  for (size_t r = 0; r < n; r++) {
+    const struct dkey *k = rows[r].k;
+    const struct dval *v = rows[r].v;
+    char pc[32], insn[256], num[32];
+    snprintf(pc, sizeof pc, "0x%" PRIx64, k->pc);
+    if (d->by_insn) insn_of(k, insn, sizeof insn);
+    else insn[0] = '\0';
+    csv_field(d->sep, pd_reader_event(s->r, k->ev)->name, true);
+    csv_field(d->sep, k->sym || d->by_insn ? pc : "", false);
+    csv_field(d->sep, k->sym ? k->sym->name : "[unknown]", false);
+    csv_field(d->sep, k->dso ? k->dso->short_name : "[unknown]", false);
+    csv_field(d->sep, insn, false);
+    snprintf(num, sizeof num, "%" PRIu64, v->samples);
+    csv_field(d->sep, num, false);
+    for (size_t i = 0; i < NCOLS; i++) {
+      snprintf(num, sizeof num, "%" PRIu64, count(v, cols[i].bits));
+      csv_field(d->sep, d->pm[k->ev] ? num : "", false);
+    }
+    putchar('\n');
+  }
+}
+
+/* "symbol+0xoff (dso)" for an instruction row. */
+static void where_of(const struct dkey *k, char *buf, size_t len)
+{
+  const char *dso = k->dso ? k->dso->short_name : "[unknown]";
+  if (k->sym) snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", k->sym->name, k->pc - k->sym->start, dso);
+  else snprintf(buf, len, "[unknown] (%s)", dso);
+}
+
+static void print_table(const struct dcpi *d, const struct session *s, const struct drow *rows, size_t n)
+{
+  size_t ev = SIZE_MAX;
+  int wide = 19;
+  char insn[256], where[512];
+  for (size_t r = 0; d->by_insn && r < n; r++) {
+    where_of(rows[r].k, where, sizeof where);
+    if ((int)strlen(where) > wide) wide = (int)strlen(where);
+  }
+  for (size_t r = 0; r < n; r++) {
+    const struct dkey *k = rows[r].k;
+    const struct dval *v = rows[r].v;
+    bool pm = d->pm[k->ev] > 0;
+    if (k->ev != ev) {
+      ev = k->ev;
+      printf("%s# Event '%s': %" PRIu64 " samples%s\n#\n#  samples        %%", r ? "\n" : "",
+             pd_reader_event(s->r, ev)->name, d->total[ev], pm ? ", ProfileMe" : " (no ProfileMe data)");
+      for (size_t i = 0; pm && i < TABLE_COLS; i++) printf(" %8s", cols[i].shortname);
+      if (d->by_insn) printf("  %-18s  %-*s  instruction\n", "pc", wide, "symbol+offset (dso)");
+      else printf("  symbol (dso)\n");
+    }
+    printf("  %8" PRIu64 " %7.2f%%", v->samples, d->total[ev] ? 100.0 * (double)v->samples / (double)d->total[ev] : 0.0);
+    for (size_t i = 0; pm && i < TABLE_COLS; i++) printf(" %8" PRIu64, count(v, cols[i].bits));
+    if (!d->by_insn) {
+      printf("  %s (%s)\n", k->sym ? k->sym->name : "[unknown]", k->dso ? k->dso->short_name : "[unknown]");
+      continue;
+    }
+    insn_of(k, insn, sizeof insn);
+    where_of(k, where, sizeof where);
+    printf("  %#18" PRIx64 "  %-*s  %s\n", k->pc, wide, where, insn);
+  }
+}
+
+static int run(struct dcpi *d, const char *input, const char *symfs)
+{
+  struct session s;
+  if (session_open(&s, input, symfs)) {
+    fprintf(stderr, "profileme dcpi: %s\n", s.err);
+    return 1;
+  }
+  size_t nev = pd_reader_nevents(s.r);
+  int rc = 1;
+  d->h = hist_create(sizeof(struct dkey), sizeof(struct dval));
+  d->total = calloc(nev + 1, 8);
+  d->pm = calloc(nev + 1, 8);
+  struct drow *rows = NULL;
+  if (!d->h || !d->total || !d->pm) {
+    fprintf(stderr, "profileme dcpi: %s\n", pm_strerror(PM_ENOMEM));
+  } else if (session_run(&s, on_record, d)) {
+    fprintf(stderr, "profileme dcpi: %s: %s\n", s.path, s.err);
+  } else if (!(rows = calloc(hist_count(d->h) + 1, sizeof *rows))) {
+    fprintf(stderr, "profileme dcpi: %s\n", pm_strerror(PM_ENOMEM));
+  } else {
+    size_t n = hist_count(d->h);
+    for (size_t i = 0; i < n; i++) rows[i] = (struct drow){ hist_key(d->h, i), hist_val(d->h, i) };
+    qsort(rows, n, sizeof *rows, row_cmp);
+    if (d->sep) print_csv(d, &s, rows, n);
+    else print_table(d, &s, rows, n);
+    rc = 0;
+  }
+  free(rows);
+  hist_destroy(d->h);
+  free(d->total);
+  free(d->pm);
+  session_close(&s);
+  return rc;
+}
+
+int cmd_dcpi(int argc, char **argv)
+{
+  enum { O_BY = 256, O_SYMS, O_SYMFS };
+  static const struct option opts[] = {
+    { "input", required_argument, NULL, 'i' }, { "by", required_argument, NULL, O_BY },
+    { "field-separator", required_argument, NULL, 'x' }, { "symbols", required_argument, NULL, O_SYMS },
+    { "events", required_argument, NULL, 'e' }, { "symfs", required_argument, NULL, O_SYMFS },
+    { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+  };
+  struct dcpi d = { .by_insn = false };
+  const char *input = NULL, *symfs = NULL;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "i:x:e:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'i': input = optarg; break;
+    case O_BY:
+      if (!strcmp(optarg, "insn")) d.by_insn = true;
+      else if (!strcmp(optarg, "sym") || !strcmp(optarg, "symbol")) d.by_insn = false;
+      else {
+        fprintf(stderr, "profileme dcpi: --by takes sym or insn, not '%s'\n", optarg);
+        return 2;
+      }
+      break;
+    case 'x':
+      if (!*optarg) {
+        fprintf(stderr, "profileme dcpi: -x needs a non-empty separator\n");
+        return 2;
+      }
+      d.sep = optarg;
+      break;
+    case O_SYMS: d.nsyms = split_list(optarg, d.syms, MAX_LIST); break;
+    case 'e': d.nevents = split_list(optarg, d.events, MAX_LIST); break;
+    case O_SYMFS: symfs = optarg; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "profileme dcpi: unexpected argument '%s'\n", argv[optind]);
+    return 2;
+  }
+  return run(&d, input, symfs);
+}

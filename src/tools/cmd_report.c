@@ -1,0 +1,411 @@
+/* `profileme report`: perf report --stdio. Samples are grouped per event by
+ * the sort keys (default comm,dso,symbol) and listed by overhead (share of
+ * the event's total period), ties broken by the keys in order, with perf's
+ * column layout: a column is as wide as its header or its widest value,
+ * unresolved symbols print as "[.] 0x<16 hex digits>" of the map-relative
+ * address (and widen Symbol to 22, Shared Object to 16), the last column is
+ * not padded when it is the symbol. Events without samples are skipped. */
+#include "tools/commands.h"
+#include "tools/session.h"
+#include "util/err.h"
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum key { K_COMM, K_DSO, K_SYM, K_PID, NKEYS };
+static const char *const key_names[NKEYS] = { "comm", "dso", "symbol", "pid" };
+
+#define MAX_LIST 64
+
+struct rkey {                  /* one histogram entry's identity; unused keys stay 0 */
+  const char *comm;
+  const struct sym_dso *dso;
+  const struct sym_symbol *sym;
+  uint64_t addr;               /* unresolved symbol: the address perf prints */
+  uint32_t tid;
+  uint32_t level;
+};
+struct rval { uint64_t period, samples; };
+
+struct report {
+  enum key keys[8];
+  size_t nkeys;
+  bool show_nr, header, header_only;
+  double percent_limit;
+  char *comms[MAX_LIST], *dsos[MAX_LIST], *syms[MAX_LIST], *pids[MAX_LIST], *tids[MAX_LIST];
+  size_t ncomms, ndsos, nsyms, npids, ntids;
+  struct hist **hists;         /* per event */
+  uint64_t *total, *nsamples;  /* per event, filters not applied (as perf) */
+};
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+    "usage: profileme report [-i FILE] [--stdio] [-s KEYS] [-n] [FILTERS]\n"
+    "Summarizes the samples of a perf.data file like perf report --stdio: one\n"
+    "section per event, entries sorted by overhead (share of the event's period).\n"
+    "  -i, --input FILE        perf.data file (default: perf.data)\n"
+    "      --stdio             text output (the only interface)\n"
+    "  -s, --sort KEYS         comma list of overhead, comm, dso, symbol (sym), pid\n"
+    "                          (default: comm,dso,symbol)\n"
+    "  -n, --show-nr-samples   add a Samples column\n"
+    "      --comms LIST        only these command names (also --comm)\n"
+    "      --dsos LIST         only these shared objects (short names)\n"
+    "      --symbols LIST      only these symbols\n"
+    "      --pid LIST, --tid LIST  only these processes or threads\n"
+    "      --percent-limit N   hide entries under N percent\n"
+    "      --symfs DIR         look for the recorded files under DIR\n"
+    "      --header, --header-only  print the file's header information\n"
+    "Exit status: 0 success, 1 unreadable or malformed input, 2 bad options.\n");
+}
+
+static int parse_sort(struct report *rp, char *arg)
+{
+  char *list[16];
+  size_t n = split_list(arg, list, 16);
+  rp->nkeys = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!strcmp(list[i], "overhead")) continue;
+    if (!strcmp(list[i], "sample")) { rp->show_nr = true; continue; }
+    int k = -1;
+    for (int j = 0; j < NKEYS; j++)
+      if (!strcmp(list[i], key_names[j])) k = j;
+    if (!strcmp(list[i], "sym")) k = K_SYM;
+    if (k < 0 || rp->nkeys == 8) {
+      fprintf(stderr, "profileme report: unknown --sort key '%s' (overhead, comm, dso, symbol, sym, pid)\n", list[i]);
+      return 2;
+    }
+    rp->keys[rp->nkeys++] = (enum key)k;
+  }
+  return 0;
+}
+
+static bool has_key(const struct report *rp, enum key k)
+{
+  for (size_t i = 0; i < rp->nkeys; i++)
+    if (rp->keys[i] == k) return true;
+  return false;
+}
+
+static bool num_in_list(char *const *list, size_t n, uint32_t v)
+{
+  char buf[16];
+  snprintf(buf, sizeof buf, "%d", (int32_t)v);
+  return in_list(list, n, buf);
+}
+
+static const char *dso_name(const struct sym_dso *d) { return d ? d->short_name : "[unknown]"; }
+
+static int on_record(void *ctx, struct session *s, const struct session_rec *r)
+{
+  struct report *rp = ctx;
+  if (!r->sample) return 0;
+  const struct pd_sample *smp = r->sample;
+  size_t ev = session_event_index(s, smp->event);
+  rp->nsamples[ev]++;
+  rp->total[ev] += smp->period;
+  const char *comm = sym_comm(s->m, smp->pid, smp->tid);
+  if (!in_list(rp->comms, rp->ncomms, comm) || !in_list(rp->dsos, rp->ndsos, dso_name(r->loc.dso)) ||
+      (rp->nsyms && (!r->loc.sym || !in_list(rp->syms, rp->nsyms, r->loc.sym->name))) ||
+      !num_in_list(rp->pids, rp->npids, smp->pid) || !num_in_list(rp->tids, rp->ntids, smp->tid))
+    return 0;
+  struct rkey k;
+  memset(&k, 0, sizeof k);
+  if (has_key(rp, K_COMM) || has_key(rp, K_PID)) k.comm = comm;
+  if (has_key(rp, K_PID)) k.tid = smp->tid;
+  if (has_key(rp, K_DSO)) k.dso = r->loc.dso;
+  if (has_key(rp, K_SYM)) {
+    k.sym = r->loc.sym;
+    k.level = (uint32_t)r->loc.level;
+    if (!k.sym) k.addr = r->loc.addr;
+  }
+  struct rval *v = hist_get(rp->hists[ev], &k);
+  if (!v) {
+    snprintf(s->err, sizeof s->err, "%s", pm_strerror(PM_ENOMEM));
+    return PM_ENOMEM;
+  }
+  v->period += smp->period;
+  v->samples++;
+  return 0;
+}
+
+/* ---- output ---- */
+
+struct row { const struct rkey *k; const struct rval *v; };
+static const struct report *sort_rp;   /* qsort has no context argument */
+
+static int null_last(const void *a, const void *b) { return a ? -1 : b ? 1 : 0; }
+
+static int cmp_key(const struct rkey *a, const struct rkey *b, enum key k)
+{
+  int c;
+  switch (k) {
+  case K_COMM: return strcmp(a->comm, b->comm);
+  case K_PID: return a->tid < b->tid ? -1 : a->tid > b->tid;
+  case K_DSO:
+    if (!a->dso || !b->dso) return null_last(a->dso, b->dso);
+    return strcmp(a->dso->short_name, b->dso->short_name);
+  case K_SYM:
+    if (a->sym && b->sym && (c = strcmp(a->sym->name, b->sym->name))) return c;
+    if (!a->sym || !b->sym) {
+      if ((c = null_last(a->sym, b->sym))) return c;
+      return a->addr < b->addr ? -1 : a->addr > b->addr;
+    }
+    return 0;
+  default: return 0;
+  }
+}
+
+static int row_cmp(const void *pa, const void *pb)
+{
+  const struct row *a = pa, *b = pb;
+  if (a->v->period != b->v->period) return a->v->period > b->v->period ? -1 : 1;
+  for (size_t i = 0; i < sort_rp->nkeys; i++) {
+    int c = cmp_key(a->k, b->k, sort_rp->keys[i]);
+    if (c) return c;
+  }
+  return 0;
+}
+
+/* Writes the symbol column text of k. */
+static void sym_text(const struct rkey *k, char *buf, size_t len)
+{
+  if (k->sym) snprintf(buf, len, "[%c] %s", (char)k->level, k->sym->name);
+  else snprintf(buf, len, "[%c] 0x%016" PRIx64, (char)k->level, k->addr);
+}
+
+/* Column widths over the rows shown, perf's hists__calc_col_len. */
+static void widths(const struct report *rp, const struct row *rows, size_t n, int w[NKEYS])
+{
+  w[K_COMM] = 7;
+  w[K_DSO] = 13;
+  w[K_SYM] = 6;
+  w[K_PID] = 15;
+  int maxcomm = 7;
+  char buf[1024];
+  for (size_t i = 0; i < n; i++) {
+    const struct rkey *k = rows[i].k;
+    int l;
+    if (k->comm && (l = (int)strlen(k->comm)) > maxcomm) maxcomm = l;
+    if (has_key(rp, K_DSO) && (l = (int)strlen(dso_name(k->dso))) > w[K_DSO]) w[K_DSO] = l;
+    if (has_key(rp, K_SYM)) {
+      sym_text(k, buf, sizeof buf);
+      if ((l = (int)strlen(buf)) > w[K_SYM]) w[K_SYM] = l;
+      if (!k->sym) {
+        if (w[K_SYM] < 22) w[K_SYM] = 22;
+        if (w[K_DSO] < 16) w[K_DSO] = 16;
+      }
+    }
+  }
+  w[K_COMM] = maxcomm;
+  if (maxcomm + 8 > w[K_PID]) w[K_PID] = maxcomm + 8;
+}
+
+/* Two blanks, then the dots under a column n wide. */
+static void print_dots(int n)
+{
+  printf("  ");
+  for (int i = 0; i < n; i++) putchar('.');
+}
+
+static void print_headers(const struct report *rp, const int w[NKEYS])
+{
+  static const char *const head[NKEYS] = { "Command", "Shared Object", "Symbol", "    Pid:Command" };
+  printf("# Overhead");
+  if (rp->show_nr) printf("  %12s", "Samples");
+  for (size_t i = 0; i < rp->nkeys; i++) printf("  %-*s", w[rp->keys[i]], head[rp->keys[i]]);
+  printf("\n# ........");
+  if (rp->show_nr) print_dots(12);
+  for (size_t i = 0; i < rp->nkeys; i++) print_dots(w[rp->keys[i]]);
+  printf("\n#\n");
+}
+
+static void print_row(const struct report *rp, const struct row *r, const int w[NKEYS], uint64_t total)
+{
+  char buf[1024];
+  printf("  %7.2f%%", total ? 100.0 * (double)r->v->period / (double)total : 0.0);
+  if (rp->show_nr) printf("  %12" PRIu64, r->v->samples);
+  for (size_t i = 0; i < rp->nkeys; i++) {
+    enum key k = rp->keys[i];
+    bool last = i + 1 == rp->nkeys;
+    switch (k) {
+    case K_COMM: printf("  %-*s", w[k], r->k->comm); break;
+    case K_DSO: printf("  %-*s", w[k], dso_name(r->k->dso)); break;
+    case K_PID: printf("  %7d:%-*s", (int32_t)r->k->tid, w[k] - 8, r->k->comm); break;
+    case K_SYM:
+      sym_text(r->k, buf, sizeof buf);
+      printf("  %-*s", last ? 0 : w[k], buf);
+      break;
+    default: break;
+    }
+  }
+  putchar('\n');
+}
+
+/* perf's convert_unit: the sample count in K, M, G above 1000. */
+static void print_samples_line(uint64_t n, const char *name)
+{
+  char unit = ' ';
+  if (n > 1000) n /= 1000, unit = 'K';
+  if (n > 1000) n /= 1000, unit = 'M';
+  if (n > 1000) n /= 1000, unit = 'G';
+  printf("# Samples: %" PRIu64 "%c of event '%s'\n", n, unit, name);
+}
+
+static int print_event(const struct report *rp, const struct session *s, size_t ev)
+{
+  struct hist *h = rp->hists[ev];
+  size_t n = hist_count(h), k = 0;
+  struct row *rows = calloc(n ? n : 1, sizeof *rows);
+  if (!rows) return PM_ENOMEM;
+  for (size_t i = 0; i < n; i++) rows[i] = (struct row){ hist_key(h, i), hist_val(h, i) };
+  int w[NKEYS];
+  widths(rp, rows, n, w);   /* entries under --percent-limit count, as in perf */
+  for (size_t i = 0; i < n; i++) {
+    double pct = rp->total[ev] ? 100.0 * (double)rows[i].v->period / (double)rp->total[ev] : 0.0;
+    if (pct >= rp->percent_limit) rows[k++] = rows[i];
+  }
+  sort_rp = rp;
+  qsort(rows, k, sizeof *rows, row_cmp);
+  print_samples_line(rp->nsamples[ev], pd_reader_event(s->r, ev)->name);
+  printf("# Event count (approx.): %" PRIu64 "\n#\n", rp->total[ev]);
+  print_headers(rp, w);
+  for (size_t i = 0; i < k; i++) print_row(rp, &rows[i], w, rp->total[ev]);
+  printf("\n\n");
+  free(rows);
+  return 0;
+}
+
+static void print_header_info(const struct session *s)
+{
+  static const char *const keys[][2] = {
+    { "hostname", "hostname" }, { "osrelease", "os release" }, { "version", "perf version" },
+    { "arch", "arch" }, { "cpudesc", "cpudesc" }, { "cpuid", "cpuid" }, { "cmdline", "cmdline" },
+  };
+  uint64_t v;
+  printf("# ========\n");
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    const char *val = pd_reader_env(s->r, keys[i][0]);
+    if (val) printf("# %s : %s\n", keys[i][1], val);
+    if (i == 3 && pd_reader_env_u64(s->r, "nr_cpus_online", &v)) printf("# nrcpus online : %" PRIu64 "\n", v);
+    if (i == 3 && pd_reader_env_u64(s->r, "nr_cpus_avail", &v)) printf("# nrcpus avail : %" PRIu64 "\n", v);
+    if (i == 5 && pd_reader_env_u64(s->r, "total_mem", &v)) printf("# total memory : %" PRIu64 " kB\n", v);
+  }
+  for (size_t i = 0; i < pd_reader_nevents(s->r); i++) {
+    const struct pd_event *e = pd_reader_event(s->r, i);
+    printf("# event : name = %s, , id = {", e->name);
+    for (size_t j = 0; j < e->nids; j++) printf("%s %" PRIu64, j ? "," : "", e->ids[j]);
+    printf(" }, type = %u, size = %u, config = %#" PRIx64 ", sample_type = %#" PRIx64 "\n",
+           e->attr.type, e->attr.size, (uint64_t)e->attr.config, (uint64_t)e->attr.sample_type);
+  }
+  printf("# ========\n#\n");
+}
+
+/* perf elides a sort column filtered to one value and names the value. */
+static void print_elided(struct report *rp)
+{
+  static const struct { enum key k; const char *name; } el[] = { { K_COMM, "comm" }, { K_DSO, "dso" }, { K_SYM, "symbol" } };
+  for (size_t i = 0; i < 3; i++) {
+    size_t n = el[i].k == K_COMM ? rp->ncomms : el[i].k == K_DSO ? rp->ndsos : rp->nsyms;
+    char *v = el[i].k == K_COMM ? rp->comms[0] : el[i].k == K_DSO ? rp->dsos[0] : rp->syms[0];
+    if (n != 1 || !has_key(rp, el[i].k)) continue;
+    printf("# %s: %s\n", el[i].name, v);
+    size_t k = 0;
+    for (size_t j = 0; j < rp->nkeys; j++)
+      if (rp->keys[j] != el[i].k) rp->keys[k++] = rp->keys[j];
+    rp->nkeys = k;
+  }
+}
+
+static int run(struct report *rp, const char *input, const char *symfs)
+{
+  struct session s;
+  int e = session_open(&s, input, symfs);
+  if (e) {
+    fprintf(stderr, "profileme report: %s\n", s.err);
+    return 1;
+  }
+  size_t nev = pd_reader_nevents(s.r);
+  int rc = 1;
+  rp->hists = calloc(nev ? nev : 1, sizeof *rp->hists);
+  rp->total = calloc(nev ? nev : 1, 8);
+  rp->nsamples = calloc(nev ? nev : 1, 8);
+  bool ok = rp->hists && rp->total && rp->nsamples;
+  for (size_t i = 0; ok && i < nev; i++) ok = (rp->hists[i] = hist_create(sizeof(struct rkey), sizeof(struct rval)));
+  if (!ok) {
+    fprintf(stderr, "profileme report: %s\n", pm_strerror(PM_ENOMEM));
+  } else if (rp->header_only) {
+    print_header_info(&s);
+    rc = 0;
+  } else if ((e = session_run(&s, on_record, rp)) != 0) {
+    fprintf(stderr, "profileme report: %s: %s\n", s.path, s.err);
+  } else {
+    if (rp->header) print_header_info(&s);
+    else printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+    print_elided(rp);
+    printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", s.lost);
+    rc = 0;
+    for (size_t i = 0; i < nev && !rc; i++)
+      if (rp->nsamples[i]) rc = print_event(rp, &s, i) ? 1 : 0;
+  }
+  for (size_t i = 0; rp->hists && i < nev; i++) hist_destroy(rp->hists[i]);
+  free(rp->hists);
+  free(rp->total);
+  free(rp->nsamples);
+  session_close(&s);
+  return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+  enum { O_STDIO = 256, O_COMMS, O_DSOS, O_SYMS, O_PID, O_TID, O_LIMIT, O_SYMFS, O_HEADER, O_HEADER_ONLY };
+  static const struct option opts[] = {
+    { "input", required_argument, NULL, 'i' }, { "stdio", no_argument, NULL, O_STDIO },
+    { "sort", required_argument, NULL, 's' }, { "show-nr-samples", no_argument, NULL, 'n' },
+    { "comms", required_argument, NULL, O_COMMS }, { "comm", required_argument, NULL, O_COMMS },
+    { "dsos", required_argument, NULL, O_DSOS }, { "symbols", required_argument, NULL, O_SYMS },
+    { "pid", required_argument, NULL, O_PID }, { "tid", required_argument, NULL, O_TID },
+    { "percent-limit", required_argument, NULL, O_LIMIT }, { "symfs", required_argument, NULL, O_SYMFS },
+    { "header", no_argument, NULL, O_HEADER }, { "header-only", no_argument, NULL, O_HEADER_ONLY },
+    { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+  };
+  struct report rp = { .keys = { K_COMM, K_DSO, K_SYM }, .nkeys = 3 };
+  const char *input = NULL, *symfs = NULL;
+  int c;
+  char *end;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "i:s:nh", opts, NULL)) != -1) {
+    switch (c) {
+    case 'i': input = optarg; break;
+    case O_STDIO: break;
+    case 's': if (parse_sort(&rp, optarg)) return 2; break;
+    case 'n': rp.show_nr = true; break;
+    case O_COMMS: rp.ncomms = split_list(optarg, rp.comms, MAX_LIST); break;
+    case O_DSOS: rp.ndsos = split_list(optarg, rp.dsos, MAX_LIST); break;
+    case O_SYMS: rp.nsyms = split_list(optarg, rp.syms, MAX_LIST); break;
+    case O_PID: rp.npids = split_list(optarg, rp.pids, MAX_LIST); break;
+    case O_TID: rp.ntids = split_list(optarg, rp.tids, MAX_LIST); break;
+    case O_LIMIT:
+      rp.percent_limit = strtod(optarg, &end);
+      if (end == optarg || (*end && strcmp(end, "%"))) {
+        fprintf(stderr, "profileme report: bad --percent-limit '%s'\n", optarg);
+        return 2;
+      }
+      break;
+    case O_SYMFS: symfs = optarg; break;
+    case O_HEADER: rp.header = true; break;
+    case O_HEADER_ONLY: rp.header_only = true; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "profileme report: unexpected argument '%s'\n", argv[optind]);
+    usage(stderr);
+    return 2;
+  }
+  if (!rp.nkeys) rp.keys[rp.nkeys++] = K_COMM;
+  return run(&rp, input, symfs);
+}
