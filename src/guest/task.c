@@ -818,8 +818,8 @@ int machine_run(struct machine *m)
         signal_deliver(m, t);
       }
     }
+    if (m->slice_hook) m->slice_hook(m->rec_ctx);   /* m->current is the task that ran */
     m->current = NULL;
-    if (m->slice_hook) m->slice_hook(m->rec_ctx);
     free_dead(m, t);
   }
   if (!m->init_exited) return m->init_status;

@@ -327,6 +327,7 @@ static void pm_sample(struct alpha_pmu *p, struct perf_event *e, uint32_t pid, u
     if (perf_event_overflow(e, &s)) { alpha_stop(e, 0); return; }
   } else {
     p->dropped++;
+    if (perf_event_account(e)) { alpha_stop(e, 0); return; }
   }
   /* Re-arm: writing PCTR_CTL restarts selection (HRM 6.10.3.2 step 6). */
   write_ctr(p, 1, 0);

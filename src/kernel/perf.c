@@ -298,7 +298,7 @@ static void throttle_record(struct perf_event *e, bool throttle)
   output(e, rec, n, 0, 0);
 }
 
-int perf_event_overflow(struct perf_event *e, struct perf_sample *s)
+int perf_event_account(struct perf_event *e)
 {
   struct perf_ctx *c = e->ctx;
   uint64_t max = c->sys.max_sample_rate / c->sys.hz;
@@ -308,6 +308,12 @@ int perf_event_overflow(struct perf_event *e, struct perf_sample *s)
     throttle_record(e, true);
     return 1;
   }
+  return 0;
+}
+
+int perf_event_overflow(struct perf_event *e, struct perf_sample *s)
+{
+  if (perf_event_account(e)) return 1;
   if (e->attr.sample_period || e->attr.freq) {
     if (!excluded(e, s->kernel)) output_sample(e, s);
   }

@@ -137,6 +137,9 @@ const uint8_t *perf_event_data(struct perf_event *e, uint64_t *size);
  * interrupts for throttling. Returns 1 when the event is throttled (the
  * driver must stop it), else 0. */
 int perf_event_overflow(struct perf_event *e, struct perf_sample *s);
+/* An interrupt that produced no sample (a filtered ProfileMe sample): it
+ * still counts for throttling. Returns 1 when the event is now throttled. */
+int perf_event_account(struct perf_event *e);
 /* Linux's perf_event_update_userpage: nothing to do but kept for the contract. */
 uint64_t perf_ctx_time(struct perf_ctx *c);
 

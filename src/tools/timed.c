@@ -41,6 +41,10 @@ void timed_kernel(struct timed *s, int activity, uint64_t nr, uint64_t bytes)
   struct kleg legs[8];
   size_t n = kimage_path((enum kactivity)activity, nr, bytes, legs, 8);
   struct uarch_insn ui = { .d = &s->kinsn, .kernel = true, .asn = 0 };
+  /* Entering the kernel (callsys, a trap, an interrupt) goes through PALcode:
+   * the pipeline drains and fetch restarts at the handler, so nothing is
+   * fetched ahead across the boundary. */
+  ev67_stall(s->core, 0);
   s->in_kernel = true;
   for (size_t i = 0; i < n; i++) {
     uint64_t span = legs[i].sym->size / 4;

@@ -10,7 +10,7 @@ const char *pm_strerror(int err)
     [-PM_ENOENT] = "no such file or directory",
     [-PM_ENOEXEC] = "not an ELF file",
     [-PM_EARCH] = "not a 64-bit little-endian Alpha ELF file",
-    [-PM_ECORRUPT] = "malformed or truncated ELF file",
+    [-PM_ECORRUPT] = "malformed or truncated file",
     [-PM_EFAULT] = "bad guest address",
     [-PM_EINVAL] = "invalid argument",
     [-PM_EINTERP] = "cannot load the program interpreter",

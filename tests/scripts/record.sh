@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# End-to-end sampling: the ProfileMe series' own results on our workloads.
+# Records with `profileme record`, then checks the samples with Linux perf
+# (perf script, an independent reader) and with `profileme dcpi`.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+PROFILEME=${PROFILEME:-$BUILD/profileme}
+case $PROFILEME in /*) ;; *) PROFILEME=$root/$PROFILEME ;; esac
+out=$BUILD/record
+mkdir -p "$out"
+cd "$out"
+
+build() {
+  local src=$1 bin=$out/$(basename "$1" .c)
+  if [ ! -x "$bin" ] || [ "$root/$src" -nt "$bin" ]; then
+    alpha-linux-gnu-gcc -O2 -static -Wl,--no-relax -o "$bin" "$root/$src" || return 1
+  fi
+}
+build tests/record/loop16.c && build tests/timing/branch_random.c && build tests/timing/traps.c ||
+  { echo "FAIL record/build: cannot build the workloads"; exit 0; }
+
+rec() { "$PROFILEME" record -q "$@" >/dev/null 2>"$out/rec.err"; }
+# pcs FILE: "count pc" per sampled PC of main, from Linux perf.
+pcs() { perf script -i "$1" -F ip,sym 2>/dev/null | awk '$2 == "main" { print $1 }' | sort | uniq -c; }
+# loop PCs are 0x...540..0x...57c in loop16 (aligned by .align 6)
+loop_pcs() { pcs "$1" | awk '{ print $2 }' | grep -c '^1200005[4-7][048c]$'; }
+
+rec -e cpu/event=1,profileme=1,random=1/ -c 997 -o pm16.data "$out/loop16" 200000
+n=$(loop_pcs pm16.data)
+if [ "$n" = 16 ]; then echo "PASS record/profileme-all-16: samples on all 16 loop instructions"
+else echo "FAIL record/profileme-all-16: samples on $n of the 16 loop instructions"; fi
+
+rec -e cpu/event=1,random=1/ -c 997 -o agg16.data "$out/loop16" 200000
+n=$(loop_pcs agg16.data)
+if [ "$n" -ge 2 ] && [ "$n" -le 6 ]; then echo "PASS record/aggregate-few-pcs: Aggregate samples on $n PCs (about 4)"
+else echo "FAIL record/aggregate-few-pcs: Aggregate samples on $n PCs, want 2..6"; fi
+
+# dcpi CSV rows for main: columns by name.
+dcpi_main() {
+  "$PROFILEME" dcpi -i "$1" --by insn -x, 2>/dev/null | perl -e '
+    my $h = <STDIN>; chomp $h; my @c = split /,/, $h; my %i; @i{@c} = 0..$#c;
+    while (<STDIN>) {
+      chomp; my @f; push @f, defined($1) ? $1 : $2 while /\G(?:"([^"]*)"|([^,]*))(?:,|$)/g;
+      next unless $f[$i{symbol}] eq "main";
+      $f[$i{insn}] =~ s/\s+/_/g;
+      print join(" ", map { $f[$i{$_}] } qw(pc insn samples retired killed mispredict trap dtb_miss unaligned kernel)), "\n";
+    }'
+}
+
+# A branch on random data mispredicts in a large share of its samples, and
+# under 1% with sorted data (the branch with the most mispredicts).
+rec -e cpu/event=1,profileme=1,random=1/ -c 1999 -o br.data "$out/branch_random" 2000000
+rec -e cpu/event=1,profileme=1,random=1/ -c 499 -o brs.data "$out/branch_random" 200000 sorted
+share() { dcpi_main "$1" | awk '$2 ~ /^b/ && $4 > 0 { if ($6 / $4 > best || !seen) { best = $6 / $4; seen = 1 } } END { printf "%.3f", best + 0 }'; }
+r=$(share br.data); s=$(share brs.data)
+if awk -v r="$r" 'BEGIN { exit !(r > 0.3) }'; then echo "PASS record/random-branch-mispredicted: $r of the branch's samples mispredicted"
+else echo "FAIL record/random-branch-mispredicted: only $r of the branch's samples mispredicted"; fi
+if awk -v s="$s" 'BEGIN { exit !(s < 0.01) }'; then echo "PASS record/sorted-branch-rarely: $s mispredicted with sorted data"
+else echo "FAIL record/sorted-branch-rarely: $s mispredicted with sorted data, want < 0.01"; fi
+
+# With precise_ip, killed instructions go from a large share to none.
+rec -e cpu/event=1,profileme=1/ -c 499 -o brk.data "$out/branch_random" 200000
+rec -e cycles:pp -c 499 -o brp.data "$out/branch_random" 200000
+killed() { dcpi_main "$1" | awk '{ s += $3; k += $5 } END { printf "%.3f", s ? k / s : 0 }'; }
+a=$(killed brk.data); b=$(killed brp.data)
+if awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0.1 && b == 0) }'; then
+  echo "PASS record/precise-drops-killed: killed share $a without precise_ip, $b with"
+else echo "FAIL record/precise-drops-killed: killed share $a without precise_ip, $b with"; fi
+
+# DTB misses and unaligned traps are attributed to the faulting load.
+rec -e cpu/event=1,profileme=1,random=1,config1=4/ -c 1009 -o tr.data "$out/traps" 200000
+dcpi_main tr.data | awk '
+  $8 > 0 && $2 !~ /^ld/ { bad++ } $9 > 0 && $2 !~ /^ldq_/ { bad++ }
+  $8 > 0 { dtb += $8 } $9 > 0 { una += $9 }
+  END { if (!bad && dtb > 0 && una > 0) printf "PASS record/traps-on-faulting-loads: %d DTB-miss and %d unaligned samples, all on the loads\n", dtb, una;
+        else printf "FAIL record/traps-on-faulting-loads: dtb %d unaligned %d, %d on other instructions\n", dtb, una, bad }'
+
+# As a normal user at paranoid 2 no sample is in the kernel; --privileged adds them.
+rec -c 997 -o user.data "$out/traps" 20000
+rec --privileged -c 997 -o priv.data "$out/traps" 20000
+ku=$(perf script -i user.data -F ip 2>/dev/null | grep -c '^ *fffffc') || true
+kp=$(perf script -i priv.data -F ip 2>/dev/null | grep -c '^ *fffffc') || true
+if [ "$ku" = 0 ] && [ "$kp" -gt 0 ]; then echo "PASS record/paranoid: 0 kernel samples as a user, $kp with --privileged"
+else echo "FAIL record/paranoid: $ku kernel samples as a user, $kp with --privileged"; fi
+
+# Sampling every 10000 instructions, 50 times in a row: no hang, no warning.
+bad=0
+for i in $(seq 50); do
+  timeout 60 "$PROFILEME" record -q -e instructions -c 10000 -o many.data "$out/branch_random" 20000 >/dev/null 2>many.err || bad=$((bad + 1))
+  grep -qi 'warn' many.err && bad=$((bad + 1))
+done
+if [ "$bad" = 0 ]; then echo "PASS record/fifty-runs: 50 runs sampling every 10000 instructions, clean"
+else echo "FAIL record/fifty-runs: $bad of 50 runs failed or warned"; fi
+
+# Sampled estimate vs ground truth: the share of conditional-branch samples
+# that mispredicted, against sim/branch-misses / sim/branches, within 4 sigma.
+truth=$("$PROFILEME" stat -x, -e sim/branches/,sim/branch-misses/ -- "$out/branch_random" 2000000 2>&1 >/dev/null |
+        awk -F, '{ v[$3] = $1 } END { printf "%.4f", v["sim/branch-misses/"] / v["sim/branches/"] }')
+est=$("$PROFILEME" dcpi -i br.data --by insn -x, 2>/dev/null | perl -e '
+  my $h = <STDIN>; chomp $h; my @c = split /,/, $h; my %i; @i{@c} = 0..$#c; my ($n, $m) = (0, 0);
+  while (<STDIN>) { chomp; my @f; push @f, defined($1) ? $1 : $2 while /\G(?:"([^"]*)"|([^,]*))(?:,|$)/g;
+    next unless $f[$i{insn}] =~ /^(beq|bne|blt|ble|bgt|bge|blbc|blbs|fb)/; $n += $f[$i{retired}]; $m += $f[$i{mispredict}] }
+  printf "%.4f %d", $n ? $m / $n : 0, $n')
+set -- $est
+awk -v t="$truth" -v e="$1" -v n="$2" 'BEGIN {
+  sd = sqrt(t * (1 - t) / (n ? n : 1)); d = e - t; if (d < 0) d = -d;
+  if (n > 100 && d <= 4 * sd + 0.01) printf "PASS record/estimate-vs-truth: sampled %.4f, exact %.4f, %d samples (4 sigma %.4f)\n", e, t, n, 4 * sd;
+  else printf "FAIL record/estimate-vs-truth: sampled %.4f, exact %.4f, %d samples (4 sigma %.4f)\n", e, t, n, 4 * sd }'
