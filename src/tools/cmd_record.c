@@ -44,6 +44,7 @@ struct rec {
   double t0;
   bool progress;
   uint64_t last_progress;
+  struct task *last_task;       /* for context-switch events */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -110,6 +111,9 @@ static void slice(void *ctx)
   struct rec *r = ctx;
   struct task *t = r->m->current;
   uint64_t pc = t ? t->ctx.pc : 0;
+  if (t && r->last_task && t != r->last_task)
+    perf_sw_event(r->perf, PERF_COUNT_SW_CONTEXT_SWITCHES, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, false);
+  r->last_task = t;
   if (t) perf_ctx_tick(r->perf, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
   drain(r);
   if (interrupted && !r->stopped) {
@@ -127,6 +131,15 @@ static void slice(void *ctx)
               (unsigned long long)r->samples, (double)guest_ns(r) / 1e6, now - r->t0);
     }
   }
+}
+
+/* Page faults (first touches of pages) are software events. */
+static void on_kernel(void *ctx, int activity, uint64_t pc)
+{
+  struct rec *r = ctx;
+  struct task *t = r->m->current;
+  if (activity == KACT_PAGE_FAULT && t)
+    perf_sw_event(r->perf, PERF_COUNT_SW_PAGE_FAULTS, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, false);
 }
 
 static void on_irq(void *ctx, struct task *t, uint64_t pc)
@@ -324,7 +337,7 @@ int cmd_record(int argc, char **argv)
     return err == PM_ENOENT ? 127 : 126;
   }
   r.m = m;
-  const struct timed_ops ops = { NULL, on_irq };
+  const struct timed_ops ops = { NULL, on_irq, on_kernel };
   r.timed = timed_create(m, &ev67_default_config, &ops, &r);
   r.perf = perf_ctx_create(&sys, guest_ns, &r);
   r.tmp = malloc(65536);

@@ -350,7 +350,7 @@ int cmd_stat(int argc, char **argv)
     machine_destroy(m);
     return err == PM_ENOENT ? 127 : 126;
   }
-  const struct timed_ops ops = { on_fate, r.nconfigs ? on_irq : NULL };
+  const struct timed_ops ops = { on_fate, r.nconfigs ? on_irq : NULL, NULL };
   r.timed = timed_create(m, &ev67_default_config, &ops, &r);
   if (!r.timed) { machine_destroy(m); return 1; }
   if (r.nconfigs) program(&r, 0);

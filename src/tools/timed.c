@@ -17,6 +17,7 @@ struct timed {
   struct axp_insn kinsn;        /* addq t0, 1, t0: the synthetic kernel instruction */
   struct guest_mm *last_mm;
   uint64_t last_touched;
+  uint64_t last_pc;             /* the previous instruction: the one that touched a page */
   bool in_kernel;
 };
 
@@ -45,6 +46,11 @@ void timed_kernel(struct timed *s, int activity, uint64_t nr, uint64_t bytes)
    * the pipeline drains and fetch restarts at the handler, so nothing is
    * fetched ahead across the boundary. */
   ev67_stall(s->core, 0);
+  if (s->ops.on_kernel) {
+    struct task *t = s->m->current;
+    uint64_t pc = activity == KACT_PAGE_FAULT ? s->last_pc : t ? t->ctx.pc : 0;
+    s->ops.on_kernel(s->ctx, activity, pc);
+  }
   s->in_kernel = true;
   for (size_t i = 0; i < n; i++) {
     uint64_t span = legs[i].sym->size / 4;
@@ -79,6 +85,7 @@ static bool before(void *ctx, const struct uarch_insn *ui)
     }
   }
   const struct uop_fate *f = ev67_step(s->core, ui);
+  s->last_pc = ui->pc;
   /* The kernel's unaligned fix-up (entUna, do_entUna) runs after the trap. */
   if ((f->flags & FATE_UNALIGNED) && !s->in_kernel) timed_kernel(s, KACT_UNALIGNED, 0, 0);
   /* An interrupt that reached the CPU before this instruction retires is

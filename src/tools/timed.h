@@ -16,6 +16,8 @@ struct timed_ops {
   /* the PMU's overflow interrupt was taken before the instruction at pc of
    * task t: the handler's work (Linux's perf irq handler) */
   void (*on_irq)(void *ctx, struct task *t, uint64_t pc);
+  /* kernel work is about to run (enum kactivity), for the task at pc */
+  void (*on_kernel)(void *ctx, int activity, uint64_t pc);
 };
 
 /* Wraps m (not owned) with the timing model for cfg and the PMU; PMU overflow
