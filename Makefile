@@ -77,15 +77,16 @@ build/fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c $(FUZZ_PERFDATA) $(FUZZ_HDRS)
 fuzz-ci: fuzz
 	fuzz/ci.sh
 
-# The bundled workload (workloads/demo.c) built for Alpha and run with --stats.
+# The bundled workload (workloads/demo.c), built for Alpha with line tables for
+# annotate; `make demo` runs, records and reports it (scripts/demo.sh).
 ALPHA_CC ?= alpha-linux-gnu-gcc
 
 build/workloads/%: workloads/%.c
 	@mkdir -p $(dir $@)
-	$(ALPHA_CC) -O2 -Wall -o $@ $<
+	$(ALPHA_CC) -O2 -g -Wall -o $@ $<
 
 demo: all build/workloads/demo
-	$(BUILD)/profileme run --stats build/workloads/demo
+	BUILD=$(BUILD) scripts/demo.sh
 
 clean:
 	rm -rf build build-san
