@@ -108,3 +108,19 @@ awk -v t="$truth" -v e="$1" -v n="$2" 'BEGIN {
   sd = sqrt(t * (1 - t) / (n ? n : 1)); d = e - t; if (d < 0) d = -d;
   if (n > 100 && d <= 4 * sd + 0.01) printf "PASS record/estimate-vs-truth: sampled %.4f, exact %.4f, %d samples (4 sigma %.4f)\n", e, t, n, 4 * sd;
   else printf "FAIL record/estimate-vs-truth: sampled %.4f, exact %.4f, %d samples (4 sigma %.4f)\n", e, t, n, 4 * sd }'
+
+# Linux perf 6.1 reads what record wrote: report and the raw dump, no errors.
+if perf report -i pm16.data --stdio >perf.out 2>perf.err && perf script -i pm16.data -D >perf.dump 2>>perf.err &&
+   ! grep -qiE 'fail|error|invalid' perf.err && grep -q 'PERF_RECORD_SAMPLE' perf.dump && grep -q 'main' perf.out; then
+  echo "PASS record/linux-perf-reads: perf report and perf script -D read the recorded file"
+else echo "FAIL record/linux-perf-reads: $(head -c 300 perf.err)"; fi
+
+# Ctrl-C: a SIGINT'd record still leaves a valid file.
+"$PROFILEME" record -q -e cycles:p -c 4001 -o int.data "$out/branch_random" 300000000 >/dev/null 2>&1 &
+rp=$!
+sleep 2
+kill -INT "$rp" 2>/dev/null
+wait "$rp"; st=$?
+if [ "$st" = 130 ] && perf report -i int.data --stdio >/dev/null 2>int.err && ! grep -qiE 'fail|error|invalid|terminated' int.err; then
+  echo "PASS record/sigint-valid-file: interrupted record (status 130) left a file perf reads"
+else echo "FAIL record/sigint-valid-file: status $st; $(head -c 200 int.err)"; fi

@@ -86,3 +86,10 @@ check_traps() {
     }' "$dis" "$fates"
 }
 check_traps
+
+# Deterministic: the same program, input and seed give the same counts.
+build branch_random
+a=$("$PROFILEME" stat -x, --seed 7 -e sim/cycles/,sim/branch-misses/,sim/killed/ -- "$out/branch_random" 50000 2>&1 >/dev/null)
+b=$("$PROFILEME" stat -x, --seed 7 -e sim/cycles/,sim/branch-misses/,sim/killed/ -- "$out/branch_random" 50000 2>&1 >/dev/null)
+if [ -n "$a" ] && [ "$a" = "$b" ]; then echo "PASS timing/deterministic: two runs with --seed 7 count the same"
+else echo "FAIL timing/deterministic: runs differ"; fi
