@@ -31,4 +31,7 @@ int cmd_dcpi(int argc, char **argv);
 /* profileme record [OPTIONS] PROG [ARGS...]: sample into perf.data. */
 int cmd_record(int argc, char **argv);
 
+/* profileme list: the events and the cpu PMU format. */
+int cmd_list(int argc, char **argv);
+
 #endif

@@ -5,6 +5,7 @@
 
 static const struct { const char *name; int (*fn)(int, char **); const char *what; } cmds[] = {
   { "run", cmd_run, "run an Alpha Linux program on the emulated EV67" },
+  { "list", cmd_list, "list the events record and stat accept" },
   { "record", cmd_record, "sample a program into perf.data (ProfileMe by default)" },
   { "stat", cmd_stat, "count events (cycles, instructions, sim/ ground truth) like perf stat" },
   { "disasm", cmd_disasm, "disassemble an Alpha ELF file like objdump -d" },
