@@ -22,20 +22,7 @@
 #define UNUSED (void)m; (void)t; (void)a
 #define IOBUF (1u << 20)
 
-static int put(struct task *t, uint64_t addr, const void *v, size_t n)
-{
-  return mm_write(t->mm, addr, v, n, true) ? -EFAULT : 0;
-}
-static int get(struct task *t, uint64_t addr, void *v, size_t n)
-{
-  return mm_read(t->mm, addr, v, n, true) ? -EFAULT : 0;
-}
 
-static int hostfd(struct task *t, uint64_t gfd)
-{
-  int h = fdt_host(t, (int64_t)(int32_t)gfd);
-  return h < 0 ? -EBADF : h;
-}
 
 /* ---- open flags (asm/fcntl.h on Alpha) ---- */
 static const struct { int alpha, host; } oflags[] = {
@@ -80,7 +67,7 @@ static int64_t stream_write(struct machine *m, struct task *t, int h, uint64_t b
     uint64_t left = len - t->io_done;
     if (!left) { ret = (int64_t)t->io_done; break; }
     size_t n = left > IOBUF ? IOBUF : (size_t)left;
-    if (get(t, buf + t->io_done, tmp, n)) { ret = t->io_done ? (int64_t)t->io_done : -EFAULT; break; }
+    if (sys_get(t, buf + t->io_done, tmp, n)) { ret = t->io_done ? (int64_t)t->io_done : -EFAULT; break; }
     ssize_t r = write(h, tmp, n);
     if (r > 0) { t->io_done += (uint64_t)r; continue; }
     int e = errno;
@@ -104,7 +91,7 @@ static int64_t stream_write(struct machine *m, struct task *t, int h, uint64_t b
 static int64_t do_io(struct machine *m, struct task *t, uint64_t gfd, uint64_t buf, uint64_t len,
                      int64_t off, bool wr)
 {
-  int h = hostfd(t, gfd);
+  int h = sys_hostfd(t, gfd);
   if (h < 0) return h;
   if (wr && off < 0) {
     struct stat st;
@@ -120,12 +107,12 @@ static int64_t do_io(struct machine *m, struct task *t, uint64_t gfd, uint64_t b
   if (!tmp) return -ENOMEM;
   ssize_t r;
   if (wr) {
-    if (get(t, buf, tmp, n)) { free(tmp); return -EFAULT; }
+    if (sys_get(t, buf, tmp, n)) { free(tmp); return -EFAULT; }
     r = off >= 0 ? pwrite(h, tmp, n, off) : write(h, tmp, n);
     if (r < 0 && errno == EPIPE) signal_send(m, t, NULL, GSIG_PIPE, 0, 0, t->proc->pid);
   } else {
     r = off >= 0 ? pread(h, tmp, n, off) : read(h, tmp, n);
-    if (r > 0 && put(t, buf, tmp, (size_t)r)) { free(tmp); return -EFAULT; }
+    if (r > 0 && sys_put(t, buf, tmp, (size_t)r)) { free(tmp); return -EFAULT; }
   }
   int e = errno;
   free(tmp);
@@ -143,7 +130,7 @@ static int64_t do_iov(struct machine *m, struct task *t, const uint64_t *a, bool
   int64_t total = 0;
   for (uint64_t i = 0; i < a[2]; i++) {
     uint64_t v[2];
-    if (get(t, a[1] + 16 * i, v, sizeof v)) return -EFAULT;
+    if (sys_get(t, a[1] + 16 * i, v, sizeof v)) return -EFAULT;
     if (!v[1]) continue;
     int64_t r = do_io(m, t, a[0], v[0], v[1], -1, wr);
     if (r == SYS_BLOCK) return total ? total : r;
@@ -178,7 +165,7 @@ static int64_t sys_openat(ARGS) { return do_openat(m, t, (int64_t)(int32_t)a[0],
 static int64_t sys_close(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   t->proc->files->host[a[0]] = -1;
   t->proc->files->cloexec[a[0]] = false;
@@ -198,13 +185,13 @@ static int64_t do_dup(struct task *t, int h, int min, bool cloexec)
 static int64_t sys_dup(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   return h < 0 ? h : do_dup(t, h, 0, false);
 }
 
 static int64_t do_dup3(struct task *t, uint64_t oldfd, uint64_t newfd, bool cloexec)
 {
-  int h = hostfd(t, oldfd);
+  int h = sys_hostfd(t, oldfd);
   if (h < 0) return h;
   if (newfd >= 65536) return -EBADF;
   struct fdtable *f = t->proc->files;
@@ -218,7 +205,7 @@ static int64_t do_dup3(struct task *t, uint64_t oldfd, uint64_t newfd, bool cloe
   if (g != (int)newfd) { close(n); return g < 0 ? g : -EBADF; }
   return g;
 }
-static int64_t sys_dup2(ARGS) { UNUSED; if (a[0] == a[1]) { int h = hostfd(t, a[0]); return h < 0 ? h : (int64_t)a[1]; } return do_dup3(t, a[0], a[1], false); }
+static int64_t sys_dup2(ARGS) { UNUSED; if (a[0] == a[1]) { int h = sys_hostfd(t, a[0]); return h < 0 ? h : (int64_t)a[1]; } return do_dup3(t, a[0], a[1], false); }
 static int64_t sys_dup3(ARGS) { UNUSED; if (a[0] == a[1]) return -EINVAL; return do_dup3(t, a[0], a[1], (a[2] & 010000000) != 0); }
 
 static int64_t do_pipe(struct task *t, int fds[2], uint64_t flags)
@@ -241,7 +228,7 @@ static int64_t sys_pipe2(ARGS)
   int fds[2];
   int64_t r = do_pipe(t, fds, a[1]);
   if (r) return r;
-  return put(t, a[0], fds, sizeof fds);
+  return sys_put(t, a[0], fds, sizeof fds);
 }
 
 static int64_t sys_pipe(ARGS)
@@ -257,7 +244,7 @@ static int64_t sys_pipe(ARGS)
 static int64_t sys_lseek(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   off_t r = lseek(h, (off_t)a[1], (int)a[2]);
   return r < 0 ? -errno : r;
@@ -266,7 +253,7 @@ static int64_t sys_lseek(ARGS)
 static int64_t sys_fcntl(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct fdtable *f = t->proc->files;
   switch (a[1]) {
@@ -284,7 +271,7 @@ static int64_t sys_fcntl(ARGS)
 static int64_t sys_ioctl(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   switch ((uint32_t)a[1]) {
   case 0x402c7413: {   /* TCGETS: struct termios is 44 bytes on Alpha */
@@ -294,7 +281,7 @@ static int64_t sys_ioctl(ARGS)
     memset(b, 0, sizeof b);
     uint32_t fl[4] = { tio.c_iflag, tio.c_oflag, tio.c_cflag, tio.c_lflag };
     memcpy(b, fl, sizeof fl);
-    return put(t, a[2], b, sizeof b);
+    return sys_put(t, a[2], b, sizeof b);
   }
   case 0x802c7414: case 0x802c7415: case 0x802c7416: {   /* TCSETS* */
     struct termios tio;
@@ -303,22 +290,22 @@ static int64_t sys_ioctl(ARGS)
   case 0x40087468: {   /* TIOCGWINSZ */
     struct winsize ws;
     if (ioctl(h, TIOCGWINSZ, &ws)) return -errno;
-    return put(t, a[2], &ws, sizeof ws);
+    return sys_put(t, a[2], &ws, sizeof ws);
   }
   case 0x4004667f: {   /* FIONREAD */
     int n;
     if (ioctl(h, FIONREAD, &n)) return -errno;
-    return put(t, a[2], &n, 4);
+    return sys_put(t, a[2], &n, 4);
   }
   case 0x8004667e: {   /* FIONBIO */
     int on;
-    if (get(t, a[2], &on, 4)) return -EFAULT;
+    if (sys_get(t, a[2], &on, 4)) return -EFAULT;
     return ioctl(h, FIONBIO, &on) ? -errno : 0;
   }
   case 0x40047477: {   /* TIOCGPGRP */
     int32_t pg = m->init_pid;
     if (!isatty(h)) return -ENOTTY;
-    return put(t, a[2], &pg, 4);
+    return sys_put(t, a[2], &pg, 4);
   }
   default:
     return -ENOTTY;
@@ -338,7 +325,7 @@ static int put_stat64(struct task *t, uint64_t addr, const struct stat *st)
   int64_t ts[6] = { st->st_atim.tv_sec, st->st_atim.tv_nsec, st->st_mtim.tv_sec,
                     st->st_mtim.tv_nsec, st->st_ctim.tv_sec, st->st_ctim.tv_nsec };
   memcpy(b + 64, ts, sizeof ts);
-  return put(t, addr, b, sizeof b);
+  return sys_put(t, addr, b, sizeof b);
 }
 
 /* The old OSF struct stat (calls 67/68/91): 80 bytes of 32-bit fields. */
@@ -356,7 +343,7 @@ static int put_stat_old(struct task *t, uint64_t addr, const struct stat *st)
   memcpy(b + 40, tm, sizeof tm);
   uint32_t bs[2] = { (uint32_t)st->st_blksize, (uint32_t)st->st_blocks };
   memcpy(b + 64, bs, sizeof bs);
-  return put(t, addr, b, sizeof b);
+  return sys_put(t, addr, b, sizeof b);
 }
 
 static int64_t do_fstatat(struct machine *m, struct task *t, int64_t dirfd, uint64_t path,
@@ -366,7 +353,7 @@ static int64_t do_fstatat(struct machine *m, struct task *t, int64_t dirfd, uint
   struct stat st;
   int e = sys_path(m, t, path, p, sizeof p);
   if (e) return e;
-  int d = (flags & 0x1000) && !p[0] ? hostfd(t, (uint64_t)dirfd) : sys_dirfd(t, dirfd);
+  int d = (flags & 0x1000) && !p[0] ? sys_hostfd(t, (uint64_t)dirfd) : sys_dirfd(t, dirfd);
   if (d < 0 && p[0] != '/') return d;
   int hf = 0;
   if (flags & 0x100) hf |= AT_SYMLINK_NOFOLLOW;
@@ -383,7 +370,7 @@ static int64_t sys_lstat(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0x100
 
 static int64_t do_fstat(struct task *t, uint64_t gfd, uint64_t buf, bool old)
 {
-  int h = hostfd(t, gfd);
+  int h = sys_hostfd(t, gfd);
   if (h < 0) return h;
   struct stat st;
   if (fstat(h, &st)) return -errno;
@@ -473,7 +460,7 @@ static int64_t do_readlink(struct machine *m, struct task *t, int64_t dfd, uint6
     if (n < 0) return -errno;
   }
   if ((uint64_t)n > len) n = (ssize_t)len;
-  return put(t, buf, out, (size_t)n) ? -EFAULT : n;
+  return sys_put(t, buf, out, (size_t)n) ? -EFAULT : n;
 }
 static int64_t sys_readlink(ARGS) { return do_readlink(m, t, -100, a[0], a[1], a[2]); }
 static int64_t sys_readlinkat(ARGS) { return do_readlink(m, t, (int32_t)a[0], a[1], a[2], a[3]); }
@@ -487,7 +474,7 @@ static int64_t sys_getcwd(ARGS)
   if (n < 0) return -errno;
   cwd[n++] = 0;
   if ((uint64_t)n > a[1]) return -ERANGE;
-  return put(t, a[0], cwd, (size_t)n) ? -EFAULT : n;
+  return sys_put(t, a[0], cwd, (size_t)n) ? -EFAULT : n;
 }
 
 static int64_t sys_chdir(ARGS)
@@ -505,7 +492,7 @@ static int64_t sys_chdir(ARGS)
 static int64_t sys_fchdir(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct stat st;
   if (fstat(h, &st)) return -errno;
@@ -520,14 +507,14 @@ static int64_t sys_fchdir(ARGS)
 static int64_t sys_getdents64(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   size_t n = a[2] > IOBUF ? IOBUF : (size_t)a[2];
   uint8_t *b = malloc(n ? n : 1);
   if (!b) return -ENOMEM;
   long r = syscall(SYS_getdents64, h, b, n);
   int e = errno;
-  if (r > 0 && put(t, a[1], b, (size_t)r)) r = -1, e = EFAULT;
+  if (r > 0 && sys_put(t, a[1], b, (size_t)r)) r = -1, e = EFAULT;
   free(b);
   return r < 0 ? -e : r;
 }
@@ -535,7 +522,7 @@ static int64_t sys_getdents64(ARGS)
 static int64_t sys_ftruncate(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   return ftruncate(h, (off_t)a[1]) ? -errno : 0;
 }
@@ -555,14 +542,14 @@ static int64_t sys_truncate(ARGS)
 static int64_t sys_fsync(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   return h < 0 ? h : (fsync(h) ? -errno : 0);
 }
 
 static int64_t sys_fchmod(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   return h < 0 ? h : (fchmod(h, (mode_t)(a[1] & 07777)) ? -errno : 0);
 }
 
@@ -573,13 +560,13 @@ static int64_t sys_utimensat(ARGS)
   int d;
   if (a[2]) {
     int64_t v[4];
-    if (get(t, a[2], v, sizeof v)) return -EFAULT;
+    if (sys_get(t, a[2], v, sizeof v)) return -EFAULT;
     ts[0] = (struct timespec){ v[0], v[1] };
     ts[1] = (struct timespec){ v[2], v[3] };
     tp = ts;
   }
   if (!a[1]) {
-    int h = hostfd(t, a[0]);
+    int h = sys_hostfd(t, a[0]);
     return h < 0 ? h : (futimens(h, tp) ? -errno : 0);
   }
   int e = at_path(m, t, (int32_t)a[0], a[1], &d, p);
@@ -596,7 +583,7 @@ static int64_t do_poll(struct machine *m, struct task *t, uint64_t fds, uint64_t
   struct pollfd p[nfds ? nfds : 1];
   for (uint64_t i = 0; i < nfds; i++) {
     int32_t v[2];
-    if (get(t, fds + 8 * i, v, sizeof v)) return -EFAULT;
+    if (sys_get(t, fds + 8 * i, v, sizeof v)) return -EFAULT;
     int h = fdt_host(t, v[0]);
     p[i] = (struct pollfd){ .fd = v[0] < 0 ? -1 : (h < 0 ? INT_MAX : h), .events = (short)v[1] };
   }
@@ -605,7 +592,7 @@ static int64_t do_poll(struct machine *m, struct task *t, uint64_t fds, uint64_t
   if (r > 0 || timeout_ns == 0) {
     for (uint64_t i = 0; i < nfds; i++) {
       int16_t rev = p[i].fd == INT_MAX ? POLLNVAL : p[i].revents;
-      if (put(t, fds + 8 * i + 6, &rev, 2)) return -EFAULT;
+      if (sys_put(t, fds + 8 * i + 6, &rev, 2)) return -EFAULT;
     }
     t->sleep_deadline = 0;
     return r;
@@ -637,12 +624,12 @@ static int64_t sys_ppoll(ARGS)
   int64_t tns = -1;
   if (a[2]) {
     int64_t ts[2];
-    if (get(t, a[2], ts, sizeof ts)) return -EFAULT;
+    if (sys_get(t, a[2], ts, sizeof ts)) return -EFAULT;
     tns = ts[0] * 1000000000 + ts[1];
   }
   if (a[3] && !t->has_saved_mask) {
     uint64_t set;
-    if (get(t, a[3], &set, 8)) return -EFAULT;
+    if (sys_get(t, a[3], &set, 8)) return -EFAULT;
     t->saved_mask = t->blocked;
     t->has_saved_mask = true;
     t->blocked = set & ~((1ull << 8) | (1ull << 16));
@@ -663,7 +650,7 @@ static int64_t do_select(struct machine *m, struct task *t, uint64_t nfds, uint6
   uint64_t sets[3][16] = { { 0 } }, addr[3] = { rd, wr, ex };
   size_t words = (nfds + 63) / 64;
   for (int k = 0; k < 3; k++)
-    if (addr[k] && get(t, addr[k], sets[k], words * 8)) return -EFAULT;
+    if (addr[k] && sys_get(t, addr[k], sets[k], words * 8)) return -EFAULT;
   struct pollfd p[1024];
   int np = 0;
   for (uint64_t fd = 0; fd < nfds; fd++) {
@@ -690,7 +677,7 @@ static int64_t do_select(struct machine *m, struct task *t, uint64_t nfds, uint6
       if ((rev & POLLPRI) && (sets[2][fd / 64] >> (fd % 64) & 1)) { out[2][fd / 64] |= 1ull << (fd % 64); n++; }
     }
     for (int k = 0; k < 3; k++)
-      if (addr[k] && put(t, addr[k], out[k], words * 8)) return -EFAULT;
+      if (addr[k] && sys_put(t, addr[k], out[k], words * 8)) return -EFAULT;
     t->sleep_deadline = 0;
     return n;
   }
@@ -700,7 +687,7 @@ static int64_t do_select(struct machine *m, struct task *t, uint64_t nfds, uint6
       t->sleep_deadline = 0;
       uint64_t zero[16] = { 0 };
       for (int k = 0; k < 3; k++)
-        if (addr[k] && put(t, addr[k], zero, words * 8)) return -EFAULT;
+        if (addr[k] && sys_put(t, addr[k], zero, words * 8)) return -EFAULT;
       return 0;
     }
     t->wait_deadline = t->sleep_deadline;
@@ -720,7 +707,7 @@ static int64_t sys_select(ARGS)
   int64_t tns = -1;
   if (a[4]) {
     int64_t tv[2];
-    if (get(t, a[4], tv, sizeof tv)) return -EFAULT;
+    if (sys_get(t, a[4], tv, sizeof tv)) return -EFAULT;
     if (tv[0] < 0 || tv[1] < 0) return -EINVAL;
     tns = tv[0] * 1000000000 + tv[1] * 1000;
   }
@@ -732,13 +719,13 @@ static int64_t sys_pselect6(ARGS)
   int64_t tns = -1;
   if (a[4]) {
     int64_t ts[2];
-    if (get(t, a[4], ts, sizeof ts)) return -EFAULT;
+    if (sys_get(t, a[4], ts, sizeof ts)) return -EFAULT;
     tns = ts[0] * 1000000000 + ts[1];
   }
   uint64_t sm[2];
-  if (a[5] && !t->has_saved_mask && !get(t, a[5], sm, sizeof sm) && sm[0]) {
+  if (a[5] && !t->has_saved_mask && !sys_get(t, a[5], sm, sizeof sm) && sm[0]) {
     uint64_t set;
-    if (get(t, sm[0], &set, 8)) return -EFAULT;
+    if (sys_get(t, sm[0], &set, 8)) return -EFAULT;
     t->saved_mask = t->blocked;
     t->has_saved_mask = true;
     t->blocked = set & ~((1ull << 8) | (1ull << 16));
@@ -808,7 +795,7 @@ static int64_t sys_mmap(ARGS)
   bool anon = flags & 0x10, fixed = flags & 0x100, noreplace = flags & 0x200000;
   int h = -1;
   if (!anon) {
-    h = hostfd(t, a[4]);
+    h = sys_hostfd(t, a[4]);
     if (h < 0) return h;
   }
   if (fixed || noreplace) {

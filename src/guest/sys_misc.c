@@ -40,21 +40,7 @@
 #define A_O_CLOEXEC     0x200000   /* also SOCK_CLOEXEC, EPOLL_CLOEXEC, EFD_/TFD_CLOEXEC */
 #define A_O_NONBLOCK    0x4        /* also EFD_NONBLOCK, TFD_NONBLOCK */
 
-static int put(struct task *t, uint64_t addr, const void *v, size_t n)
-{
-  return mm_write(t->mm, addr, v, n, true) ? -EFAULT : 0;
-}
-static int get(struct task *t, uint64_t addr, void *v, size_t n)
-{
-  return mm_read(t->mm, addr, v, n, true) ? -EFAULT : 0;
-}
 
-/* Host fd behind guest fd gfd, or -EBADF. */
-static int hostfd(struct task *t, uint64_t gfd)
-{
-  int h = fdt_host(t, (int64_t)(int32_t)gfd);
-  return h < 0 ? -EBADF : h;
-}
 
 /* Moves host fd h to 10 or above and gives it a guest fd. Returns the guest fd,
  * or a negative errno after closing h. */
@@ -151,7 +137,7 @@ static int addr_in(struct task *t, uint64_t addr, uint64_t len, struct gaddr *ga
 {
   memset(ga, 0, sizeof *ga);
   if (len > sizeof ga->ss) return -EINVAL;
-  if (len && get(t, addr, &ga->ss, (size_t)len)) return -EFAULT;
+  if (len && sys_get(t, addr, &ga->ss, (size_t)len)) return -EFAULT;
   ga->len = (socklen_t)len;
   const struct sockaddr_un *un = (const struct sockaddr_un *)&ga->ss;
   ga->rel_unix = un->sun_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
@@ -165,11 +151,11 @@ static int addr_out(struct task *t, uint64_t addr, uint64_t lenp, const void *ss
 {
   if (!addr || !lenp) return 0;
   uint32_t glen;
-  if (get(t, lenp, &glen, 4)) return -EFAULT;
+  if (sys_get(t, lenp, &glen, 4)) return -EFAULT;
   if ((int32_t)glen < 0) return -EINVAL;
-  if (put(t, addr, ss, glen < hlen ? glen : hlen)) return -EFAULT;
+  if (sys_put(t, addr, ss, glen < hlen ? glen : hlen)) return -EFAULT;
   glen = hlen;
-  return put(t, lenp, &glen, 4);
+  return sys_put(t, lenp, &glen, 4);
 }
 
 /* Switches the host's cwd to the guest process's for an AF_UNIX path relative to
@@ -222,13 +208,13 @@ static int64_t sys_socketpair(ARGS)
   struct fdtable *f = t->proc->files;
   if (g1 < 0) { close(f->host[g0]); f->host[g0] = -1; f->cloexec[g0] = false; return g1; }
   int32_t out[2] = { (int32_t)g0, (int32_t)g1 };
-  return put(t, a[3], out, sizeof out);
+  return sys_put(t, a[3], out, sizeof out);
 }
 
 static int64_t sys_bind(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct gaddr ga;
   int e = addr_in(t, a[1], a[2], &ga);
@@ -243,7 +229,7 @@ static int64_t sys_bind(ARGS)
  * retried later); inet connects are loopback-only and finish at once. */
 static int64_t sys_connect(ARGS)
 {
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct gaddr ga;
   int e = addr_in(t, a[1], a[2], &ga);
@@ -261,14 +247,14 @@ static int64_t sys_connect(ARGS)
 static int64_t sys_listen(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   return listen(h, (int)a[1]) ? -errno : 0;
 }
 
 static int64_t do_accept(struct machine *m, struct task *t, const uint64_t *a, uint64_t flags)
 {
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   if (flags & ~(uint64_t)(A_SOCK_NONBLOCK | A_O_CLOEXEC)) return -EINVAL;
   int64_t w = sock_wait(m, t, h, POLLIN, false);
@@ -290,7 +276,7 @@ static int64_t sys_accept4(ARGS) { return do_accept(m, t, a, a[3]); }
 
 static int64_t do_sockname(struct task *t, const uint64_t *a, bool peer)
 {
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct sockaddr_storage ss;
   socklen_t len = sizeof ss;
@@ -304,7 +290,7 @@ static int64_t sys_getpeername(ARGS) { UNUSED; return do_sockname(t, a, true); }
 static int64_t sys_shutdown(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   return shutdown(h, (int)a[1]) ? -errno : 0;
 }
@@ -338,7 +324,7 @@ static int gmsg_iov(struct task *t, struct gmsg *g, uint64_t giov, uint64_t niov
   size_t total = 0;
   for (uint64_t i = 0; i < niov && total < IOBUF; i++) {
     uint64_t v[2];
-    if (get(t, giov + 16 * i, v, sizeof v)) return -EFAULT;
+    if (sys_get(t, giov + 16 * i, v, sizeof v)) return -EFAULT;
     if ((int64_t)v[1] < 0) return -EINVAL;
     total += v[1] > IOBUF ? IOBUF : (size_t)v[1];
   }
@@ -351,9 +337,9 @@ static int gmsg_iov(struct task *t, struct gmsg *g, uint64_t giov, uint64_t niov
   size_t done = 0;
   for (uint64_t i = 0; gather && i < niov && done < total; i++) {
     uint64_t v[2];
-    if (get(t, giov + 16 * i, v, sizeof v)) return -EFAULT;
+    if (sys_get(t, giov + 16 * i, v, sizeof v)) return -EFAULT;
     size_t n = v[1] < total - done ? (size_t)v[1] : total - done;
-    if (n && get(t, v[0], (uint8_t *)g->iov.iov_base + done, n)) return -EFAULT;
+    if (n && sys_get(t, v[0], (uint8_t *)g->iov.iov_base + done, n)) return -EFAULT;
     done += n;
   }
   return 0;
@@ -365,9 +351,9 @@ static int gmsg_scatter(struct task *t, const struct gmsg *g, size_t n)
   size_t done = 0;
   for (uint64_t i = 0; i < g->niov && done < n; i++) {
     uint64_t v[2];
-    if (get(t, g->giov + 16 * i, v, sizeof v)) return -EFAULT;
+    if (sys_get(t, g->giov + 16 * i, v, sizeof v)) return -EFAULT;
     size_t k = v[1] < n - done ? (size_t)v[1] : n - done;
-    if (k && put(t, v[0], (uint8_t *)g->iov.iov_base + done, k)) return -EFAULT;
+    if (k && sys_put(t, v[0], (uint8_t *)g->iov.iov_base + done, k)) return -EFAULT;
     done += k;
   }
   return 0;
@@ -467,7 +453,7 @@ static int64_t recv_core(struct machine *m, struct task *t, int h, struct gmsg *
 
 static int64_t do_sendto(struct machine *m, struct task *t, const uint64_t *a, uint64_t addr, uint64_t alen)
 {
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct gmsg g;
   memset(&g, 0, sizeof g);
@@ -477,7 +463,7 @@ static int64_t do_sendto(struct machine *m, struct task *t, const uint64_t *a, u
   g.hm.msg_iov = &g.iov;
   g.hm.msg_iovlen = 1;
   int64_t r = g.iov.iov_base ? 0 : -ENOMEM;
-  if (!r && v[1] && get(t, v[0], g.iov.iov_base, (size_t)v[1])) r = -EFAULT;
+  if (!r && v[1] && sys_get(t, v[0], g.iov.iov_base, (size_t)v[1])) r = -EFAULT;
   if (!r && addr) {
     r = addr_in(t, addr, alen, &g.name);
     g.hm.msg_name = &g.name.ss;
@@ -492,7 +478,7 @@ static int64_t sys_send(ARGS) { return do_sendto(m, t, a, 0, 0); }
 
 static int64_t do_recvfrom(struct machine *m, struct task *t, const uint64_t *a, uint64_t addr, uint64_t alenp)
 {
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct gmsg g;
   memset(&g, 0, sizeof g);
@@ -506,7 +492,7 @@ static int64_t do_recvfrom(struct machine *m, struct task *t, const uint64_t *a,
   int64_t r = g.iov.iov_base ? recv_core(m, t, h, &g, a[3]) : -ENOMEM;
   if (r >= 0) {
     size_t n = (size_t)r < len ? (size_t)r : len;
-    int e = n && put(t, a[1], g.iov.iov_base, n) ? -EFAULT : 0;
+    int e = n && sys_put(t, a[1], g.iov.iov_base, n) ? -EFAULT : 0;
     if (!e && addr) e = addr_out(t, addr, alenp, &g.name.ss, g.hm.msg_namelen);
     if (e) r = e;
   }
@@ -525,7 +511,7 @@ enum { MH_NAME = 0, MH_NAMELEN = 8, MH_IOV = 16, MH_IOVLEN = 24, MH_CTL = 32, MH
 static int gmsg_read(struct task *t, uint64_t gaddr, struct gmsg *g, bool sending)
 {
   uint8_t mh[MH_SIZE];
-  if (get(t, gaddr, mh, sizeof mh)) return -EFAULT;
+  if (sys_get(t, gaddr, mh, sizeof mh)) return -EFAULT;
   uint64_t name, iov, niov, ctl, ctllen;
   uint32_t namelen;
   memcpy(&name, mh + MH_NAME, 8);
@@ -551,7 +537,7 @@ static int gmsg_read(struct task *t, uint64_t gaddr, struct gmsg *g, bool sendin
     g->gctl = ctl;
     g->ctl = calloc(1, (size_t)ctllen);
     if (!g->ctl) return -ENOMEM;
-    if (sending && get(t, ctl, g->ctl, (size_t)ctllen)) return -EFAULT;
+    if (sending && sys_get(t, ctl, g->ctl, (size_t)ctllen)) return -EFAULT;
     g->hm.msg_control = g->ctl;
     g->hm.msg_controllen = (size_t)ctllen;
     if (sending) return ctl_to_host(t, &g->hm);
@@ -561,7 +547,7 @@ static int gmsg_read(struct task *t, uint64_t gaddr, struct gmsg *g, bool sendin
 
 static int64_t sys_sendmsg(ARGS)
 {
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct gmsg g;
   memset(&g, 0, sizeof g);
@@ -576,27 +562,27 @@ static int gmsg_finish(struct task *t, uint64_t gaddr, struct gmsg *g, bool cloe
 {
   if (g->gname) {
     uint32_t glen;
-    if (get(t, g->gnamelen, &glen, 4)) return -EFAULT;
+    if (sys_get(t, g->gnamelen, &glen, 4)) return -EFAULT;
     uint32_t n = g->hm.msg_namelen < glen ? g->hm.msg_namelen : glen;
-    if (n && put(t, g->gname, &g->name.ss, n)) return -EFAULT;
+    if (n && sys_put(t, g->gname, &g->name.ss, n)) return -EFAULT;
     glen = g->hm.msg_namelen;
-    if (put(t, g->gnamelen, &glen, 4)) return -EFAULT;
+    if (sys_put(t, g->gnamelen, &glen, 4)) return -EFAULT;
   }
   uint64_t cl = 0;
   if (g->ctl) {
     ctl_from_host(t, &g->hm, cloexec);
     cl = g->hm.msg_controllen;
-    if (cl && put(t, g->gctl, g->ctl, (size_t)cl)) return -EFAULT;
+    if (cl && sys_put(t, g->gctl, g->ctl, (size_t)cl)) return -EFAULT;
   }
   /* The host echoes our MSG_CMSG_CLOEXEC in msg_flags; the kernel echoes the guest's. */
   int32_t fl = (g->hm.msg_flags & ~MSG_CMSG_CLOEXEC) | (cloexec ? MSG_CMSG_CLOEXEC : 0);
-  if (put(t, gaddr + MH_CTLLEN, &cl, 8) || put(t, gaddr + MH_FLAGS, &fl, 4)) return -EFAULT;
+  if (sys_put(t, gaddr + MH_CTLLEN, &cl, 8) || sys_put(t, gaddr + MH_FLAGS, &fl, 4)) return -EFAULT;
   return 0;
 }
 
 static int64_t sys_recvmsg(ARGS)
 {
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct gmsg g;
   memset(&g, 0, sizeof g);
@@ -647,25 +633,25 @@ static bool sockopt_to_host(uint64_t level, uint64_t opt, int *hl, int *ho)
 static int64_t sys_setsockopt(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]), hl, ho;
+  int h = sys_hostfd(t, a[0]), hl, ho;
   if (h < 0) return h;
   if (!sockopt_to_host(a[1], a[2], &hl, &ho)) return -ENOPROTOOPT;
   uint32_t len = (uint32_t)a[4];
   if ((int32_t)len < 0) return -EINVAL;
   if (len > 4096) len = 4096;
   uint8_t buf[4096];
-  if (len && get(t, a[3], buf, len)) return -EFAULT;
+  if (len && sys_get(t, a[3], buf, len)) return -EFAULT;
   return setsockopt(h, hl, ho, a[3] ? buf : NULL, len) ? -errno : 0;
 }
 
 static int64_t sys_getsockopt(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]), hl, ho;
+  int h = sys_hostfd(t, a[0]), hl, ho;
   if (h < 0) return h;
   if (!sockopt_to_host(a[1], a[2], &hl, &ho)) return -ENOPROTOOPT;
   uint32_t glen;
-  if (get(t, a[4], &glen, 4)) return -EFAULT;
+  if (sys_get(t, a[4], &glen, 4)) return -EFAULT;
   if ((int32_t)glen < 0) return -EINVAL;
   uint8_t buf[4096];
   socklen_t len = glen > sizeof buf ? sizeof buf : glen;
@@ -681,9 +667,9 @@ static int64_t sys_getsockopt(ARGS)
     if (pid == getpid()) pid = t->proc->pid;   /* every guest process is this host one */
     memcpy(buf, &pid, 4);
   }
-  if (len && put(t, a[3], buf, len)) return -EFAULT;
+  if (len && sys_put(t, a[3], buf, len)) return -EFAULT;
   glen = len;
-  return put(t, a[4], &glen, 4);
+  return sys_put(t, a[4], &glen, 4);
 }
 
 /* ---- epoll ---- */
@@ -707,13 +693,13 @@ static int64_t sys_epoll_create1(ARGS)
 static int64_t sys_epoll_ctl(ARGS)
 {
   UNUSED;
-  int ep = hostfd(t, a[0]), h = hostfd(t, a[2]);
+  int ep = sys_hostfd(t, a[0]), h = sys_hostfd(t, a[2]);
   if (ep < 0) return ep;
   if (h < 0) return h;
   struct epoll_event ev = { 0 };
   if (a[1] != EPOLL_CTL_DEL) {
     uint8_t b[16];
-    if (get(t, a[3], b, sizeof b)) return -EFAULT;
+    if (sys_get(t, a[3], b, sizeof b)) return -EFAULT;
     memcpy(&ev.events, b, 4);
     memcpy(&ev.data.u64, b + 8, 8);
   }
@@ -725,7 +711,7 @@ static int64_t sys_epoll_ctl(ARGS)
 static int64_t do_epoll_wait(struct machine *m, struct task *t, uint64_t gep, uint64_t evs,
                              int64_t max, int64_t timeout_ns)
 {
-  int ep = hostfd(t, gep);
+  int ep = sys_hostfd(t, gep);
   if (ep < 0) return ep;
   if (max <= 0 || max > INT_MAX / 16) return -EINVAL;
   struct epoll_event hev[256];
@@ -738,7 +724,7 @@ static int64_t do_epoll_wait(struct machine *m, struct task *t, uint64_t gep, ui
       uint8_t b[16] = { 0 };
       memcpy(b, &hev[i].events, 4);
       memcpy(b + 8, &hev[i].data.u64, 8);
-      if (put(t, evs + 16 * (uint64_t)i, b, sizeof b)) return -EFAULT;
+      if (sys_put(t, evs + 16 * (uint64_t)i, b, sizeof b)) return -EFAULT;
     }
     return r;
   }
@@ -771,7 +757,7 @@ static int64_t epoll_masked(struct machine *m, struct task *t, const uint64_t *a
   if (a[4] && !t->has_saved_mask) {
     if (a[5] != 8) return -EINVAL;
     uint64_t set;
-    if (get(t, a[4], &set, 8)) return -EFAULT;
+    if (sys_get(t, a[4], &set, 8)) return -EFAULT;
     t->saved_mask = t->blocked;
     t->has_saved_mask = true;
     t->blocked = set & ~((1ull << (GSIG_KILL - 1)) | (1ull << (GSIG_STOP - 1)));
@@ -791,7 +777,7 @@ static int64_t sys_epoll_pwait2(ARGS)
   int64_t tns = -1;
   if (a[3]) {
     int64_t ts[2];
-    if (get(t, a[3], ts, sizeof ts)) return -EFAULT;
+    if (sys_get(t, a[3], ts, sizeof ts)) return -EFAULT;
     if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000) return -EINVAL;
     tns = ts[0] * 1000000000 + ts[1];
   }
@@ -840,10 +826,10 @@ static int timerfd_clock(int h)
 
 static int64_t sys_timerfd_settime(ARGS)
 {
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct itimerspec nv, ov;
-  if (get(t, a[2], &nv, sizeof nv)) return -EFAULT;
+  if (sys_get(t, a[2], &nv, sizeof nv)) return -EFAULT;
   int flags = (int)(a[1] & TFD_TIMER_CANCEL_ON_SET);
   if ((a[1] & TFD_TIMER_ABSTIME) && (nv.it_value.tv_sec || nv.it_value.tv_nsec)) {
     uint64_t at = (uint64_t)nv.it_value.tv_sec * 1000000000ull + (uint64_t)nv.it_value.tv_nsec;
@@ -853,17 +839,17 @@ static int64_t sys_timerfd_settime(ARGS)
     nv.it_value.tv_nsec = (long)(rel % 1000000000ull);
   }
   if (timerfd_settime(h, flags, &nv, &ov)) return -errno;
-  return a[3] ? put(t, a[3], &ov, sizeof ov) : 0;
+  return a[3] ? sys_put(t, a[3], &ov, sizeof ov) : 0;
 }
 
 static int64_t sys_timerfd_gettime(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   struct itimerspec v;
   if (timerfd_gettime(h, &v)) return -errno;
-  return put(t, a[1], &v, sizeof v);
+  return sys_put(t, a[1], &v, sizeof v);
 }
 
 static int64_t sys_memfd_create(ARGS)
@@ -893,7 +879,7 @@ static int put_statfs(struct task *t, uint64_t addr, const struct statfs *s)
                      (uint32_t)s->f_ffree, 0, 0, (uint32_t)s->f_namelen,
                      (uint32_t)s->f_frsize, (uint32_t)s->f_flags, 0, 0, 0, 0 };
   memcpy(&w[7], &s->f_fsid, 8);
-  return put(t, addr, w, sizeof w);
+  return sys_put(t, addr, w, sizeof w);
 }
 
 /* struct statfs64 on Alpha: two 32-bit words, five u64 counts, fsid, then
@@ -910,7 +896,7 @@ static int put_statfs64(struct task *t, uint64_t addr, const struct statfs *s)
   memcpy(b + 8, q, sizeof q);
   memcpy(b + 48, &s->f_fsid, 8);
   memcpy(b + 56, w1, sizeof w1);
-  return put(t, addr, b, sizeof b);
+  return sys_put(t, addr, b, sizeof b);
 }
 
 /* statfs of guest fd arg (byfd) or of the guest path at arg; wide selects
@@ -920,7 +906,7 @@ static int64_t do_statfs(struct machine *m, struct task *t, bool byfd, uint64_t 
 {
   struct statfs s;
   if (byfd) {
-    int h = hostfd(t, arg);
+    int h = sys_hostfd(t, arg);
     if (h < 0) return h;
     if (fstatfs(h, &s)) return -errno;
   } else {
@@ -958,7 +944,7 @@ static int64_t sys_statx(ARGS)
   if (a[2] & ~(uint64_t)0x7900) return -EINVAL;
   struct statx sx;
   if (statx(d, p, (int)a[2], (unsigned)a[3], &sx)) return -errno;
-  return put(t, a[4], &sx, sizeof sx);
+  return sys_put(t, a[4], &sx, sizeof sx);
 }
 
 /* getdents (305) fills the old struct linux_dirent: d_ino, d_off, d_reclen,
@@ -968,7 +954,7 @@ static int64_t sys_statx(ARGS)
 static int64_t sys_getdents(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   size_t n = a[2] > IOBUF ? IOBUF : (size_t)a[2];
   uint8_t *in = malloc(n ? n : 1), *out = calloc(1, n ? n : 1);
@@ -983,7 +969,7 @@ static int64_t sys_getdents(ARGS)
     out[off + reclen - 1] = in[off + 18];                   /* d_type */
     off += reclen;
   }
-  if (r > 0 && put(t, a[1], out, (size_t)r)) r = -1, e = EFAULT;
+  if (r > 0 && sys_put(t, a[1], out, (size_t)r)) r = -1, e = EFAULT;
   free(in);
   free(out);
   return r < 0 ? -e : r;
@@ -1026,11 +1012,11 @@ static int64_t sys_lchown(ARGS)
 /* sendfile: at most IOBUF bytes per call; a full output waits in the scheduler. */
 static int64_t sys_sendfile(ARGS)
 {
-  int out = hostfd(t, a[0]), in = hostfd(t, a[1]);
+  int out = sys_hostfd(t, a[0]), in = sys_hostfd(t, a[1]);
   if (out < 0) return out;
   if (in < 0) return in;
   off_t off = 0;
-  if (a[2] && get(t, a[2], &off, 8)) return -EFAULT;
+  if (a[2] && sys_get(t, a[2], &off, 8)) return -EFAULT;
   int64_t w = sock_wait(m, t, out, POLLOUT, false);
   if (w) return w;
   int fl = nb_begin(out);
@@ -1044,29 +1030,29 @@ static int64_t sys_sendfile(ARGS)
   }
   if (r < 0 && errno == EPIPE) signal_send(m, t, NULL, GSIG_PIPE, 0, 0, t->proc->pid);
   if (r < 0) return -errno;
-  return a[2] && put(t, a[2], &off, 8) ? -EFAULT : r;
+  return a[2] && sys_put(t, a[2], &off, 8) ? -EFAULT : r;
 }
 
 static int64_t sys_copy_file_range(ARGS)
 {
   UNUSED;
-  int in = hostfd(t, a[0]), out = hostfd(t, a[2]);
+  int in = sys_hostfd(t, a[0]), out = sys_hostfd(t, a[2]);
   if (in < 0) return in;
   if (out < 0) return out;
   off_t oin = 0, oout = 0;
-  if (a[1] && get(t, a[1], &oin, 8)) return -EFAULT;
-  if (a[3] && get(t, a[3], &oout, 8)) return -EFAULT;
+  if (a[1] && sys_get(t, a[1], &oin, 8)) return -EFAULT;
+  if (a[3] && sys_get(t, a[3], &oout, 8)) return -EFAULT;
   ssize_t r = copy_file_range(in, a[1] ? &oin : NULL, out, a[3] ? &oout : NULL,
                               a[4] > IOBUF ? IOBUF : (size_t)a[4], (unsigned)a[5]);
   if (r < 0) return -errno;
-  if ((a[1] && put(t, a[1], &oin, 8)) || (a[3] && put(t, a[3], &oout, 8))) return -EFAULT;
+  if ((a[1] && sys_put(t, a[1], &oin, 8)) || (a[3] && sys_put(t, a[3], &oout, 8))) return -EFAULT;
   return r;
 }
 
 static int64_t sys_fallocate(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   return fallocate(h, (int)a[1], (off_t)a[2], (off_t)a[3]) ? -errno : 0;
 }
@@ -1102,7 +1088,7 @@ static int64_t sys_close_range(ARGS)
 static int64_t sys_flock(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
   uint64_t op = a[1] & ~(uint64_t)LOCK_NB;
   return op == LOCK_SH || op == LOCK_EX || op == LOCK_UN ? 0 : -EINVAL;
@@ -1114,7 +1100,7 @@ static int64_t sys_sync(ARGS) { UNUSED; return 0; }
 static int64_t sys_fd_ok(ARGS)
 {
   UNUSED;
-  int h = hostfd(t, a[0]);
+  int h = sys_hostfd(t, a[0]);
   return h < 0 ? h : 0;
 }
 
@@ -1135,7 +1121,7 @@ static int64_t sys_mincore(ARGS)
       if (!pg || !pg->prot) return -ENOMEM;
       v[j] = pg->host ? 1 : 0;
     }
-    if (put(t, a[2] + i, v, (size_t)k)) return -EFAULT;
+    if (sys_put(t, a[2] + i, v, (size_t)k)) return -EFAULT;
   }
   return 0;
 }
@@ -1156,7 +1142,7 @@ static int64_t sys_getgroups(ARGS)
   int e = n < 0 ? -errno : 0;
   for (int i = 0; !e && i < n; i++) {
     uint32_t v = g[i];   /* gid_t is 32 bits on both */
-    e = put(t, a[1] + 4 * (uint64_t)i, &v, 4);
+    e = sys_put(t, a[1] + 4 * (uint64_t)i, &v, 4);
   }
   free(g);
   return e ? e : n;
@@ -1173,7 +1159,7 @@ static int64_t sys_setgroups(ARGS)
 static int64_t do_getres(struct task *t, const uint64_t *a, const uint32_t v[3])
 {
   for (int i = 0; i < 3; i++)
-    if (put(t, a[i], &v[i], 4)) return -EFAULT;
+    if (sys_put(t, a[i], &v[i], 4)) return -EFAULT;
   return 0;
 }
 static int64_t sys_getresuid(ARGS)

@@ -17,14 +17,6 @@
 #define BIT(s) (1ull << ((s) - 1))
 #define UNBLOCKABLE (BIT(GSIG_KILL) | BIT(GSIG_STOP))
 
-static int put(struct task *t, uint64_t addr, const void *v, size_t n)
-{
-  return mm_write(t->mm, addr, v, n, true) ? -EFAULT : 0;
-}
-static int get(struct task *t, uint64_t addr, void *v, size_t n)
-{
-  return mm_read(t->mm, addr, v, n, true) ? -EFAULT : 0;
-}
 
 /* ---- exit, identity ---- */
 static int64_t sys_exit(ARGS) { task_exit(m, t, (int)(a[0] & 0xff) << 8, false); return SYS_NORET; }
@@ -59,7 +51,7 @@ static int64_t sys_uname(ARGS)
   snprintf(buf + 195, 65, "#1 SMP");
   snprintf(buf + 260, 65, "alpha");
   snprintf(buf + 325, 65, "(none)");
-  return put(t, a[0], buf, sizeof buf);
+  return sys_put(t, a[0], buf, sizeof buf);
 }
 
 static int64_t sys_getrandom(ARGS)
@@ -68,7 +60,7 @@ static int64_t sys_getrandom(ARGS)
   uint64_t n = a[1] > 65536 ? 65536 : a[1];
   for (uint64_t i = 0; i < n; i += 8) {
     uint64_t v = machine_random(m);
-    if (put(t, a[0] + i, &v, n - i < 8 ? n - i : 8)) return -EFAULT;
+    if (sys_put(t, a[0] + i, &v, n - i < 8 ? n - i : 8)) return -EFAULT;
   }
   return (int64_t)n;
 }
@@ -95,11 +87,11 @@ static int64_t sys_prlimit64(ARGS)
   if (!p || p->exited) return -ESRCH;
   uint64_t old[2] = { p->rlim[r][0], p->rlim[r][1] }, nw[2];
   if (a[2]) {
-    if (get(t, a[2], nw, sizeof nw)) return -EFAULT;
+    if (sys_get(t, a[2], nw, sizeof nw)) return -EFAULT;
     if (nw[0] > nw[1]) return -EINVAL;
     if (r == RLIMIT_NOFILE && nw[1] > 1048576) return -EPERM;
   }
-  if (a[3] && put(t, a[3], old, sizeof old)) return -EFAULT;
+  if (a[3] && sys_put(t, a[3], old, sizeof old)) return -EFAULT;
   if (a[2]) {
     p->rlim[r][0] = nw[0];
     p->rlim[r][1] = nw[1];
@@ -129,7 +121,7 @@ static int64_t sys_gethostname(ARGS)
   gethostname(name, sizeof name - 1);
   size_t n = strlen(name) + 1;
   if (n > a[1]) return -EINVAL;
-  return put(t, a[0], name, n);
+  return sys_put(t, a[0], name, n);
 }
 
 static int64_t sys_sysinfo(ARGS)
@@ -148,7 +140,7 @@ static int64_t sys_sysinfo(ARGS)
   memcpy(buf + 80, &procs, 2);
   uint32_t unit = 1;
   memcpy(buf + 104, &unit, 4);
-  return put(t, a[0], buf, sizeof buf);
+  return sys_put(t, a[0], buf, sizeof buf);
 }
 
 /* ---- time ---- */
@@ -175,14 +167,14 @@ static int64_t sys_clock_gettime(ARGS)
   if (a[0] > 11) return -EINVAL;
   int64_t ts[2];
   ns_to_ts(now_clock(m, a[0]), ts);
-  return put(t, a[1], ts, sizeof ts);
+  return sys_put(t, a[1], ts, sizeof ts);
 }
 
 static int64_t sys_clock_getres(ARGS)
 {
   UNUSED;
   int64_t ts[2] = { 0, 1 };
-  return a[1] ? put(t, a[1], ts, sizeof ts) : 0;
+  return a[1] ? sys_put(t, a[1], ts, sizeof ts) : 0;
 }
 
 static int64_t sys_gettimeofday(ARGS)
@@ -190,8 +182,8 @@ static int64_t sys_gettimeofday(ARGS)
   UNUSED;
   uint64_t ns = now_clock(m, 0);
   int64_t tv[2] = { (int64_t)(ns / 1000000000ull), (int64_t)(ns % 1000000000ull / 1000) };
-  if (a[0] && put(t, a[0], tv, sizeof tv)) return -EFAULT;
-  if (a[1]) { int32_t tz[2] = { 0, 0 }; if (put(t, a[1], tz, sizeof tz)) return -EFAULT; }
+  if (a[0] && sys_put(t, a[0], tv, sizeof tv)) return -EFAULT;
+  if (a[1]) { int32_t tz[2] = { 0, 0 }; if (sys_put(t, a[1], tz, sizeof tz)) return -EFAULT; }
   return 0;
 }
 
@@ -213,7 +205,7 @@ static int64_t sys_nanosleep(ARGS)
 {
   int64_t ts[2];
   if (!t->sleep_deadline) {
-    if (get(t, a[0], ts, sizeof ts)) return -EFAULT;
+    if (sys_get(t, a[0], ts, sizeof ts)) return -EFAULT;
     if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000) return -EINVAL;
     return sleep_until(m, t, machine_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1]);
   }
@@ -224,7 +216,7 @@ static int64_t sys_clock_nanosleep(ARGS)
 {
   int64_t ts[2];
   if (!t->sleep_deadline) {
-    if (get(t, a[2], ts, sizeof ts)) return -EFAULT;
+    if (sys_get(t, a[2], ts, sizeof ts)) return -EFAULT;
     if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000) return -EINVAL;
     uint64_t ns = (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
     if (a[1] & 1) {   /* TIMER_ABSTIME */
@@ -247,10 +239,10 @@ static int64_t sys_setitimer(ARGS)
     uint64_t left = p->itimer_deadline > now ? p->itimer_deadline - now : 0;
     int64_t old[4] = { (int64_t)(p->itimer_interval / 1000000000), (int64_t)(p->itimer_interval % 1000000000 / 1000),
                        (int64_t)(left / 1000000000), (int64_t)(left % 1000000000 / 1000) };
-    if (put(t, a[2], old, sizeof old)) return -EFAULT;
+    if (sys_put(t, a[2], old, sizeof old)) return -EFAULT;
   }
   if (!a[1]) return 0;
-  if (get(t, a[1], v, sizeof v)) return -EFAULT;
+  if (sys_get(t, a[1], v, sizeof v)) return -EFAULT;
   p->itimer_interval = (uint64_t)v[0] * 1000000000ull + (uint64_t)v[1] * 1000;
   uint64_t val = (uint64_t)v[2] * 1000000000ull + (uint64_t)v[3] * 1000;
   p->itimer_deadline = val ? now + val : 0;
@@ -269,7 +261,7 @@ static int64_t sys_times(ARGS)
   uint64_t ticks = machine_now(m) / 10000000ull;
   if (a[0]) {
     int64_t tms[4] = { (int64_t)ticks, 0, 0, 0 };
-    if (put(t, a[0], tms, sizeof tms)) return -EFAULT;
+    if (sys_put(t, a[0], tms, sizeof tms)) return -EFAULT;
   }
   return (int64_t)ticks;
 }
@@ -284,7 +276,7 @@ static int64_t sys_getrusage(ARGS)
   memcpy(ru, tv, sizeof tv);
   int64_t maxrss = (int64_t)(t->mm->pages_touched * (GUEST_PAGE_SIZE / 1024));   /* KB */
   memcpy(ru + 32, &maxrss, 8);
-  return put(t, a[1], ru, sizeof ru);
+  return sys_put(t, a[1], ru, sizeof ru);
 }
 
 /* ---- processes ---- */
@@ -313,7 +305,7 @@ static char **read_strv(struct task *t, uint64_t addr, int *err)
   for (;; n++) {
     uint64_t p;
     if (addr == 0) break;
-    if (get(t, addr + 8 * n, &p, 8)) { *err = -EFAULT; goto fail; }
+    if (sys_get(t, addr + 8 * n, &p, 8)) { *err = -EFAULT; goto fail; }
     if (!p) break;
     if (n + 2 > cap) {
       if (cap > 65536) { *err = -E2BIG; goto fail; }
@@ -380,11 +372,11 @@ static int64_t do_wait(struct machine *m, struct task *t, int64_t pid, uint64_t 
     any = true;
     if (!c->exited) continue;
     int32_t st = c->exit_code;
-    if (status_addr && put(t, status_addr, &st, 4)) return -EFAULT;
+    if (status_addr && sys_put(t, status_addr, &st, 4)) return -EFAULT;
     if (rusage) {
       uint8_t ru[144];
       memset(ru, 0, sizeof ru);
-      if (put(t, rusage, ru, sizeof ru)) return -EFAULT;
+      if (sys_put(t, rusage, ru, sizeof ru)) return -EFAULT;
     }
     c->reaped = true;
     return c->pid;
@@ -445,13 +437,13 @@ static int64_t sys_futex(ARGS)
       t->wait_deadline = 0; t->wait_addr = 0;
       return -ETIMEDOUT;
     }
-    if (get(t, addr, &v, 4)) return -EFAULT;
+    if (sys_get(t, addr, &v, 4)) return -EFAULT;
     if (v != (uint32_t)a[2]) { t->wait_addr = 0; t->wait_deadline = 0; return -EAGAIN; }
     uint32_t bits = op == 9 ? (uint32_t)a[5] : ~0u;
     if (!bits) return -EINVAL;
     if (a[3] && !(t->wait_addr == addr && t->wait_deadline)) {
       int64_t ts[2];
-      if (get(t, a[3], ts, sizeof ts)) return -EFAULT;
+      if (sys_get(t, a[3], ts, sizeof ts)) return -EFAULT;
       uint64_t ns = (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
       if (op == 9) {   /* absolute */
         uint64_t now = now_clock(m, (a[1] & 256) ? 0 : 1);
@@ -474,7 +466,7 @@ static int64_t sys_futex(ARGS)
   case 3: case 4: {   /* FUTEX_REQUEUE, FUTEX_CMP_REQUEUE */
     if (op == 4) {
       uint32_t v;
-      if (get(t, addr, &v, 4)) return -EFAULT;
+      if (sys_get(t, addr, &v, 4)) return -EFAULT;
       if (v != (uint32_t)a[5]) return -EAGAIN;
     }
     int n, moved = 0;
@@ -490,10 +482,10 @@ static int64_t sys_futex(ARGS)
     uint32_t oparg = (a[5] >> 12) & 0xfff, cmparg = a[5] & 0xfff, o = (a[5] >> 28) & 7, cmp = (a[5] >> 24) & 15;
     if ((a[5] >> 28) & 8) oparg = 1u << (oparg & 31);
     uint32_t old, nv;
-    if (get(t, a[4], &old, 4)) return -EFAULT;
+    if (sys_get(t, a[4], &old, 4)) return -EFAULT;
     switch (o) { case 0: nv = oparg; break; case 1: nv = old + oparg; break; case 2: nv = old | oparg; break;
                  case 3: nv = old & ~oparg; break; default: nv = old ^ oparg; break; }
-    if (put(t, a[4], &nv, 4)) return -EFAULT;
+    if (sys_put(t, a[4], &nv, 4)) return -EFAULT;
     int n, n2 = 0;
     futex_wake(m, t->mm, addr, (int)a[2], ~0u, &n);
     bool c;
@@ -516,12 +508,12 @@ static int64_t sys_rt_sigaction(ARGS)
   struct gsigaction *act = &t->proc->sighand->act[sig];
   if (a[2]) {
     uint64_t old[3] = { act->handler, act->flags, act->mask };
-    if (put(t, a[2], old, sizeof old)) return -EFAULT;
+    if (sys_put(t, a[2], old, sizeof old)) return -EFAULT;
   }
   if (a[1]) {
     if (sig == GSIG_KILL || sig == GSIG_STOP) return -EINVAL;
     uint64_t nw[3];
-    if (get(t, a[1], nw, sizeof nw)) return -EFAULT;
+    if (sys_get(t, a[1], nw, sizeof nw)) return -EFAULT;
     act->handler = nw[0];
     act->flags = nw[1];
     act->mask = nw[2];
@@ -550,10 +542,10 @@ static int64_t sys_rt_sigprocmask(ARGS)
   UNUSED;
   if (a[3] != 8) return -EINVAL;
   uint64_t set = 0, old;
-  if (a[1] && get(t, a[1], &set, 8)) return -EFAULT;
+  if (a[1] && sys_get(t, a[1], &set, 8)) return -EFAULT;
   int64_t r = do_sigprocmask(t, a[0], set, a[1] != 0, &old);
   if (r) return r;
-  if (a[2] && put(t, a[2], &old, 8)) return -EFAULT;
+  if (a[2] && sys_put(t, a[2], &old, 8)) return -EFAULT;
   return 0;
 }
 
@@ -570,7 +562,7 @@ static int64_t sys_rt_sigpending(ARGS)
 {
   UNUSED;
   uint64_t p = t->pending & t->blocked;
-  return put(t, a[0], &p, 8);
+  return sys_put(t, a[0], &p, 8);
 }
 
 static int64_t sys_rt_sigsuspend(ARGS)
@@ -578,7 +570,7 @@ static int64_t sys_rt_sigsuspend(ARGS)
   UNUSED;
   if (!t->has_saved_mask) {
     uint64_t set;
-    if (get(t, a[0], &set, 8)) return -EFAULT;
+    if (sys_get(t, a[0], &set, 8)) return -EFAULT;
     t->saved_mask = t->blocked;
     t->has_saved_mask = true;
     t->blocked = set & ~UNBLOCKABLE;
@@ -592,7 +584,7 @@ static int64_t sys_rt_sigqueueinfo(ARGS)
   int32_t info[8];
   int sig = (int)a[1];
   if (sig < 1 || sig > GSIG_MAX) return -EINVAL;
-  if (get(t, a[2], info, sizeof info)) return -EFAULT;
+  if (sys_get(t, a[2], info, sizeof info)) return -EFAULT;
   struct process *p = proc_find(m, (int)a[0]);
   if (!p || p->exited) return -ESRCH;
   uint64_t value;
@@ -607,7 +599,7 @@ static int64_t sys_rt_sigtimedwait(ARGS)
 {
   uint64_t set;
   if (a[3] != 8) return -EINVAL;
-  if (get(t, a[0], &set, 8)) return -EFAULT;
+  if (sys_get(t, a[0], &set, 8)) return -EFAULT;
   set &= ~UNBLOCKABLE;
   struct gsiginfo si;
   int sig = signal_dequeue(t, set, &si);
@@ -620,7 +612,7 @@ static int64_t sys_rt_sigtimedwait(ARGS)
   }
   if (a[2]) {
     int64_t ts[2];
-    if (get(t, a[2], ts, sizeof ts)) return -EFAULT;
+    if (sys_get(t, a[2], ts, sizeof ts)) return -EFAULT;
     if (!t->sleep_deadline)
       t->sleep_deadline = machine_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
     if (machine_now(m) >= t->sleep_deadline) {
@@ -645,11 +637,11 @@ static int64_t sys_sigaltstack(ARGS)
     uint64_t old[3] = { t->altstack_sp, t->altstack_size ? 0 : 2, t->altstack_size };
     uint64_t sp = t->ctx.r[30];
     if (t->altstack_size && sp - t->altstack_sp < t->altstack_size) old[1] = 1;  /* SS_ONSTACK */
-    if (put(t, a[1], old, sizeof old)) return -EFAULT;
+    if (sys_put(t, a[1], old, sizeof old)) return -EFAULT;
   }
   if (a[0]) {
     uint64_t nw[3];
-    if (get(t, a[0], nw, sizeof nw)) return -EFAULT;
+    if (sys_get(t, a[0], nw, sizeof nw)) return -EFAULT;
     int flags = (int)nw[1];
     if (flags & 2) { t->altstack_sp = t->altstack_size = 0; return 0; }   /* SS_DISABLE */
     if (flags & ~(1 | 2 | (1 << 31))) return -EINVAL;
@@ -670,16 +662,16 @@ static int64_t sys_osf_getsysinfo(ARGS)
                  (axp_fp_fpcr_to_swcr(t->ctx.fpcr) & AXP_SWCR_STATUS_MASK) |
                  (t->ctx.swcr & AXP_SWCR_STATUS_MASK);
     w &= AXP_SWCR_MASK;
-    return put(t, a[1], &w, 8);
+    return sys_put(t, a[1], &w, 8);
   }
   case 46: {   /* GSI_IEEE_STATE_AT_SIGNAL */
     uint64_t w = 0;
-    return put(t, a[1], &w, 8);
+    return sys_put(t, a[1], &w, 8);
   }
   case 8: {    /* GSI_UACPROC */
     uint32_t w = t->ctx.uac;
     if (a[2] < 4) return -EINVAL;
-    if (put(t, a[1], &w, 4)) return -EFAULT;
+    if (sys_put(t, a[1], &w, 4)) return -EFAULT;
     return 1;
   }
   default:
@@ -693,14 +685,14 @@ static int64_t sys_osf_setsysinfo(ARGS)
   switch (a[0]) {
   case 14: {   /* SSI_IEEE_FP_CONTROL */
     uint64_t w;
-    if (get(t, a[1], &w, 8)) return -EFAULT;
+    if (sys_get(t, a[1], &w, 8)) return -EFAULT;
     t->ctx.swcr = w & AXP_SWCR_MASK;
     t->ctx.fpcr = (t->ctx.fpcr & AXP_FPCR_DYN_MASK) | axp_fp_swcr_to_fpcr(t->ctx.swcr);
     return 0;
   }
   case 1001: { /* SSI_IEEE_RAISE_EXCEPTION */
     uint64_t e;
-    if (get(t, a[1], &e, 8)) return -EFAULT;
+    if (sys_get(t, a[1], &e, 8)) return -EFAULT;
     e &= AXP_SWCR_STATUS_MASK;
     t->ctx.swcr |= e;
     t->ctx.fpcr |= axp_fp_swcr_to_fpcr(t->ctx.swcr) & AXP_FPCR_STATUS_MASK;
@@ -716,7 +708,7 @@ static int64_t sys_osf_setsysinfo(ARGS)
   case 1: {    /* SSI_NVPAIRS: {SSIN_UACPROC=6, bits} pairs */
     for (uint64_t i = 0; i < a[2]; i++) {
       uint64_t pair[2];
-      if (get(t, a[1] + 16 * i, pair, sizeof pair)) return -EFAULT;
+      if (sys_get(t, a[1] + 16 * i, pair, sizeof pair)) return -EFAULT;
       if (pair[0] == 6) t->ctx.uac = (uint32_t)pair[1] & 7;
       else return -EOPNOTSUPP;
     }
@@ -732,7 +724,7 @@ static int64_t sys_sched_getaffinity(ARGS)
   UNUSED;
   if (a[1] < 8) return -EINVAL;
   uint64_t mask = 1;
-  if (put(t, a[2], &mask, 8)) return -EFAULT;
+  if (sys_put(t, a[2], &mask, 8)) return -EFAULT;
   return 8;
 }
 
@@ -740,8 +732,8 @@ static int64_t sys_getcpu(ARGS)
 {
   UNUSED;
   uint32_t z = 0;
-  if (a[0] && put(t, a[0], &z, 4)) return -EFAULT;
-  if (a[1] && put(t, a[1], &z, 4)) return -EFAULT;
+  if (a[0] && sys_put(t, a[0], &z, 4)) return -EFAULT;
+  if (a[1] && sys_put(t, a[1], &z, 4)) return -EFAULT;
   return 0;
 }
 

@@ -24,6 +24,22 @@ sys_fn sys_lookup_proc(uint64_t nr);
 sys_fn sys_lookup_misc(uint64_t nr);   /* sys_misc.c: sockets, epoll, eventfd, ... */
 
 /* Helpers shared by the syscall files. */
+/* Copies to or from guest memory as the guest (protections apply). Return 0
+ * or -EFAULT. */
+static inline int sys_put(struct task *t, uint64_t addr, const void *v, size_t n)
+{
+  return mm_write(t->mm, addr, v, n, true) ? -14 /* EFAULT */ : 0;
+}
+static inline int sys_get(struct task *t, uint64_t addr, void *v, size_t n)
+{
+  return mm_read(t->mm, addr, v, n, true) ? -14 /* EFAULT */ : 0;
+}
+/* The host fd behind guest fd gfd, or -EBADF. */
+static inline int sys_hostfd(struct task *t, uint64_t gfd)
+{
+  int h = fdt_host(t, (int64_t)(int32_t)gfd);
+  return h < 0 ? -9 /* EBADF */ : h;
+}
 /* Copies a guest path into buf and maps it to a host path (sysroot, /proc/self/exe).
  * Returns 0 or a negative errno. */
 int sys_path(struct machine *m, struct task *t, uint64_t gaddr, char *buf, size_t len);
