@@ -6,6 +6,7 @@
  * the kernel map) are written by the tool. */
 #include "tools/commands.h"
 #include "tools/timed.h"
+#include "tools/spawn.h"
 #include "guest/kimage.h"
 #include "kernel/perf.h"
 #include "kernel/alpha_pmu.h"
@@ -21,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
 
 #define GUEST_MHZ 667
 #define PAGE 8192
@@ -325,17 +325,9 @@ int cmd_record(int argc, char **argv)
   attrs[0].sample_id_all = 1;
 
   signal(SIGPIPE, SIG_IGN);
-  struct machine *m = machine_create(&mo);
-  if (!m) return 1;
-  const char *prog = argv[optind];
-  char detail[512] = "";
-  int err = machine_spawn(m, prog, argc - optind, argv + optind, environ, detail, sizeof detail);
-  if (err) {
-    fprintf(stderr, "profileme record: cannot run %s: %s\n", prog,
-            err == PM_EINTERP ? detail : pm_strerror(err));
-    machine_destroy(m);
-    return err == PM_ENOENT ? 127 : 126;
-  }
+  int src;
+  struct machine *m = tool_spawn("record", &mo, argc - optind, argv + optind, &src);
+  if (!m) return src;
   r.m = m;
   const struct timed_ops ops = { NULL, on_irq, on_kernel };
   r.timed = timed_create(m, &ev67_default_config, &ops, &r);
@@ -416,7 +408,7 @@ int cmd_record(int argc, char **argv)
   perf_ctx_destroy(r.perf);
   timed_destroy(r.timed);
   free(r.tmp);
-  int rc = status & 0x7f ? 128 + sig_to_host(status & 0x7f) : (status >> 8) & 0xff;
+  int rc = tool_exit_status(status);
   machine_destroy(m);
   if (werr) return 1;
   return interrupted ? 130 : rc;

@@ -2,6 +2,7 @@
  * machine; the exit status is the guest's (128+signal when a signal killed it). */
 #include "tools/commands.h"
 #include "guest/kernel.h"
+#include "tools/spawn.h"
 #include "util/err.h"
 #include <getopt.h>
 #include <signal.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-extern char **environ;
 
 static void run_usage(FILE *f)
 {
@@ -67,20 +67,10 @@ int cmd_run(int argc, char **argv)
   /* Guest SIGPIPE is modelled; the host must not die of it when a guest
    * writes to a closed pipe. */
   signal(SIGPIPE, SIG_IGN);
-  struct machine *m = machine_create(&mo);
-  if (!m) { fprintf(stderr, "profileme run: out of memory\n"); return 1; }
-  char detail[512] = "";
   const char *prog = argv[optind];
-  int err = machine_spawn(m, prog, argc - optind, argv + optind, environ, detail, sizeof detail);
-  if (err) {
-    if (err == PM_EINTERP)
-      fprintf(stderr, "profileme run: cannot run %s: %s (is --sysroot %s right?)\n", prog, detail,
-              mo.sysroot);
-    else
-      fprintf(stderr, "profileme run: cannot run %s: %s\n", prog, pm_strerror(err));
-    machine_destroy(m);
-    return err == PM_ENOENT ? 127 : 126;
-  }
+  int rc;
+  struct machine *m = tool_spawn("run", &mo, argc - optind, argv + optind, &rc);
+  if (!m) return rc;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int status = machine_run(m);

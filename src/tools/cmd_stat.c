@@ -5,6 +5,7 @@
  * sim/ PMU gives exact ground truth from the timing model. Output on stderr. */
 #include "tools/commands.h"
 #include "tools/timed.h"
+#include "tools/spawn.h"
 #include "pmu/ev67_pmu.h"
 #include "util/err.h"
 #include <getopt.h>
@@ -14,7 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-extern char **environ;
 
 #define GUEST_HZ 667000000.0   /* the modelled EV67 clock (docs/timing.md) */
 #define MAX_EVENTS 64
@@ -339,17 +339,10 @@ int cmd_stat(int argc, char **argv)
   }
   schedule(&r);
   signal(SIGPIPE, SIG_IGN);
-  struct machine *m = machine_create(&mo);
-  if (!m) return 1;
   const char *prog = argv[optind];
-  char detail[512] = "";
-  int err = machine_spawn(m, prog, argc - optind, argv + optind, environ, detail, sizeof detail);
-  if (err) {
-    fprintf(stderr, "profileme stat: cannot run %s: %s\n", prog,
-            err == PM_EINTERP ? detail : pm_strerror(err));
-    machine_destroy(m);
-    return err == PM_ENOENT ? 127 : 126;
-  }
+  int src;
+  struct machine *m = tool_spawn("stat", &mo, argc - optind, argv + optind, &src);
+  if (!m) return src;
   const struct timed_ops ops = { on_fate, r.nconfigs ? on_irq : NULL, NULL };
   r.timed = timed_create(m, &ev67_default_config, &ops, &r);
   if (!r.timed) { machine_destroy(m); return 1; }
@@ -405,7 +398,7 @@ int cmd_stat(int argc, char **argv)
             host_s > 0 ? (double)st->retired / host_s / 1e6 : 0.0);
   }
   timed_destroy(r.timed);
-  int rc = status & 0x7f ? 128 + sig_to_host(status & 0x7f) : (status >> 8) & 0xff;
+  int rc = tool_exit_status(status);
   machine_destroy(m);
   return rc;
 }
