@@ -124,19 +124,22 @@ static uint64_t fold(struct perf_event *e, int idx, uint32_t ovf)
 }
 
 /* The next interval for a ProfileMe event: N fetched instructions, with an
- * optional random jitter of up to N/8 (computed without overflow, the sum
- * saturated at half the counter range). */
+ * optional random jitter of up to N/2 (computed without overflow, the sum
+ * saturated at half the counter range). The jitter must exceed a loop
+ * iteration to break the aliasing of a periodic program with the interval,
+ * so it is wide; each sample reports the interval actually used. */
 static uint32_t pm_interval(struct perf_event *e)
 {
   struct alpha_pmu *p = drv(e);
   uint64_t n = e->hw.sample_period ? e->hw.sample_period : MAX_LEFT;
   if (e->hw.config & PM_CFG_RANDOM) {
-    uint64_t span = n / 8;
+    uint64_t span = n / 2;
     uint64_t j = span ? p->env.random(p->env.ctx) % (span + 1) : 0;
     n = n > UINT64_MAX - j ? UINT64_MAX : n + j;
   }
   if (n > MAX_LEFT) n = MAX_LEFT;
   if (n < pmc_left[0]) n = pmc_left[0];
+  e->hw.last_period = n;
   return (uint32_t)n;
 }
 
@@ -147,9 +150,9 @@ static void set_period(struct perf_event *e, int idx)
   int64_t left = e->hw.period_left;
   if (!e->hw.sample_period) left = MAX_LEFT;
   if (left <= 0) { left += (int64_t)e->hw.sample_period; e->hw.period_left = left; }
-  if ((e->hw.config & PM_CFG_RANDOM) && e->hw.sample_period >= 8) {
-    /* randomized interval: up to period/8 more, no overflow, saturated */
-    uint64_t span = e->hw.sample_period / 8, j = p->env.random(p->env.ctx) % (span + 1);
+  if ((e->hw.config & PM_CFG_RANDOM) && e->hw.sample_period >= 2) {
+    /* randomized interval: up to period/2 more, no overflow, saturated */
+    uint64_t span = e->hw.sample_period / 2, j = p->env.random(p->env.ctx) % (span + 1);
     left = left > INT64_MAX - (int64_t)j ? INT64_MAX : left + (int64_t)j;
   }
   if (left > MAX_LEFT) left = MAX_LEFT;
@@ -316,7 +319,7 @@ static void pm_sample(struct alpha_pmu *p, struct perf_event *e, uint32_t pid, u
              ((f & PM_FILT_TRAP) && (st & PM_ST_TRAP))))
     keep = false;
   (void)kernel;
-  uint64_t period = e->hw.sample_period ? e->hw.sample_period : 1;
+  uint64_t period = e->hw.last_period ? e->hw.last_period : 1;
   e->count += period;
   e->hw.freq_count += period;
   if (keep) {

@@ -32,6 +32,12 @@ n=$(loop_pcs pm16.data)
 if [ "$n" = 16 ]; then echo "PASS record/profileme-all-16: samples on all 16 loop instructions"
 else echo "FAIL record/profileme-all-16: samples on $n of the 16 loop instructions"; fi
 
+# ...and uniformly: chi-square over the 16 PCs (df 15, p = 0.001 bound 37.70).
+pcs pm16.data | awk '$2 ~ /^1200005[4-7][048c]$/ { n[$2] = $1; t += $1 } END {
+  e = t / 16; for (k in n) c += (n[k] - e) ^ 2 / e;
+  if (t >= 160 && c < 37.70) printf "PASS record/profileme-uniform: chi2 %.1f < 37.70 over %d samples\n", c, t;
+  else printf "FAIL record/profileme-uniform: chi2 %.1f over %d samples (bound 37.70)\n", c, t }'
+
 rec -e cpu/event=1,random=1/ -c 997 -o agg16.data "$out/loop16" 200000
 n=$(loop_pcs agg16.data)
 if [ "$n" -ge 2 ] && [ "$n" -le 6 ]; then echo "PASS record/aggregate-few-pcs: Aggregate samples on $n PCs (about 4)"
