@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Layering (DESIGN.md): a lower layer never includes a higher one. Ranks:
+# util 0, isa 1, guest 2, uarch 3, pmu 4, kernel 5, tools 6; perfdata is a
+# shared library (rank 4: usable by the kernel and the tools, using only util).
+set -u
+cd "$(dirname "$0")/../.."
+rank() {
+  case $1 in util) echo 0;; isa) echo 1;; guest) echo 2;; uarch) echo 3;; pmu) echo 4;;
+    perfdata) echo 4;; kernel) echo 5;; tools) echo 6;; *) echo 99;; esac
+}
+bad=0
+for f in src/*/*.[ch]; do
+  layer=$(basename "$(dirname "$f")")
+  r=$(rank "$layer")
+  while read -r inc; do
+    dep=${inc%%/*}
+    [ "$dep" = "$layer" ] && continue
+    d=$(rank "$dep")
+    if [ "$d" -gt "$r" ] || { [ "$layer" = perfdata ] && [ "$dep" != util ]; } || { [ "$layer" = pmu ] && [ "$dep" = perfdata ]; }; then
+      echo "  $f includes $inc"
+      bad=$((bad + 1))
+    fi
+  done < <(sed -n 's/^#include "\([a-z]*\/[^"]*\)".*/\1/p' "$f")
+done
+if [ "$bad" = 0 ]; then echo "PASS layers/includes: no layer includes a higher one"
+else echo "FAIL layers/includes: $bad includes go up a layer"; fi
