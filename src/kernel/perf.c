@@ -13,7 +13,7 @@ struct perf_ctx {
   struct perf_sysctl sys;
   perf_clock_fn clock;
   void *clock_ctx;
-  struct pmu *pmus[8];
+  const struct pmu *pmus[8];
   int npmus;
   struct perf_event *events;
   uint64_t next_id;
@@ -41,7 +41,7 @@ void perf_ctx_destroy(struct perf_ctx *c)
   free(c);
 }
 
-void perf_pmu_register(struct perf_ctx *c, struct pmu *pmu)
+void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu)
 {
   if (c->npmus < 8) c->pmus[c->npmus++] = pmu;
 }
@@ -560,9 +560,9 @@ static void sw_start(struct perf_event *e, int flags) { (void)flags; e->hw.state
 static void sw_stop(struct perf_event *e, int flags) { (void)flags; e->hw.state = PERF_HES_STOPPED; }
 static void sw_read(struct perf_event *e) { (void)e; }
 
-static struct pmu sw_pmu = {
+static const struct pmu sw_pmu = {
   .name = "software", .type = PERF_TYPE_SOFTWARE, .event_init = sw_init, .add = sw_add,
   .del = sw_del, .start = sw_start, .stop = sw_stop, .read = sw_read,
 };
 
-struct pmu *perf_sw_pmu(void) { return &sw_pmu; }
+const struct pmu *perf_sw_pmu(void) { return &sw_pmu; }

@@ -71,7 +71,7 @@ struct perf_rb;
 struct perf_event {
   struct perf_event_attr attr;
   struct perf_ctx *ctx;
-  struct pmu *pmu;
+  const struct pmu *pmu;
   struct hw_perf_event hw;
   uint64_t id;
   uint64_t count;                /* events counted so far */
@@ -111,7 +111,7 @@ typedef uint64_t (*perf_clock_fn)(void *ctx);
 struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, perf_clock_fn clock, void *clock_ctx);
 void perf_ctx_destroy(struct perf_ctx *c);
 /* Registers a PMU driver (the core tries them in order). */
-void perf_pmu_register(struct perf_ctx *c, struct pmu *pmu);
+void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu);
 
 /* perf_event_open(2): attr is copied (size-versioned as Linux does). pid is the
  * task to follow (with inheritance) or -1 for all; cpu -1 or 0. Returns 0 with
@@ -150,7 +150,7 @@ void perf_record_mmap2(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t 
 void perf_record_fork(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
 void perf_record_exit(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
 /* The software PMU (cpu-clock, task-clock, page-faults, context-switches). */
-struct pmu *perf_sw_pmu(void);
+const struct pmu *perf_sw_pmu(void);
 /* The scheduler tick: unthrottling, frequency adjustment, multiplexing,
  * software timer events (the current task and PC sample them). */
 void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel);

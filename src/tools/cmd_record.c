@@ -305,7 +305,7 @@ int cmd_record(int argc, char **argv)
   if (optind >= argc) { fprintf(stderr, "profileme record: no program given\n"); usage(stderr); return 2; }
   if (!nevents) events[nevents++] = "cycles:p";
   if (!count && !freq) freq = 4000;
-  static struct rec r;
+  struct rec r;
   memset(&r, 0, sizeof r);
   struct perf_event_attr attrs[MAX_EVENTS];
   for (int i = 0; i < nevents; i++) {

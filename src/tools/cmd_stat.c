@@ -298,7 +298,7 @@ int cmd_stat(int argc, char **argv)
     { "sysroot", required_argument, 0, 's' }, { "help", no_argument, 0, 'h' },
     { "dump-fates", required_argument, 0, 'D' }, { 0, 0, 0, 0 },
   };
-  static struct stat_run r;
+  struct stat_run r;
   memset(&r, 0, sizeof r);
   struct machine_opts mo = { .sysroot = "/usr/alpha-linux-gnu" };
   const char *sep = NULL;
