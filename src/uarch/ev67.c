@@ -76,6 +76,7 @@ struct ev67 {
   /* store ordering */
   struct store_rec stores[32];
   unsigned store_i;
+  uint64_t store_issue_max;     /* latest issue cycle among the recorded stores */
   struct uop_fate cur;
 };
 
@@ -526,6 +527,7 @@ static uint64_t retire_at(struct ev67 *m, uint64_t ready, uint16_t *delay)
 static const struct store_rec *order_conflict(struct ev67 *m, uint64_t addr, unsigned size,
                                               uint64_t issue)
 {
+  if (m->store_issue_max <= issue) return NULL;   /* every recorded store issued earlier */
   for (unsigned i = 0; i < 32; i++) {
     const struct store_rec *s = &m->stores[i];
     if (!s->size || s->issue <= issue) continue;
@@ -536,9 +538,7 @@ static const struct store_rec *order_conflict(struct ev67 *m, uint64_t addr, uns
 
 static uint64_t latest_store_issue(struct ev67 *m)
 {
-  uint64_t t = 0;
-  for (unsigned i = 0; i < 32; i++) t = max64(t, m->stores[i].issue);
-  return t;
+  return m->store_issue_max;
 }
 
 /* How an instance ended. */
@@ -611,6 +611,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
           }
         } else {
           m->stores[m->store_i] = (struct store_rec){ in->ea, f->issue, f->seq, u->size };
+          m->store_issue_max = max64(m->store_issue_max, f->issue);
           m->store_i = (m->store_i + 1) % 32;
         }
       }
