@@ -184,6 +184,8 @@ int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 {
   if ((addr & GUEST_PAGE_MASK) || addr + len > GUEST_TASK_SIZE || addr + len < addr)
     return PM_EINVAL;
+  if (len / GUEST_PAGE_SIZE > GUEST_MAX_PAGES - (mm->pages_mapped < GUEST_MAX_PAGES ? mm->pages_mapped : GUEST_MAX_PAGES))
+    return PM_ENOMEM;
   for (uint64_t a = addr; a < addr + len; a += GUEST_PAGE_SIZE) {
     struct guest_page *p = slot(mm, a, true);
     if (!p) return PM_ENOMEM;

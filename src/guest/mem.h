@@ -22,6 +22,10 @@
 #define GUEST_PROT_EXEC  4
 
 #define GUEST_TLB_SIZE 512
+/* The most guest memory one address space may map: every 8 KB page costs a
+ * host descriptor, so a larger reservation (1 TB PROT_NONE, say) would exhaust
+ * the host instead of failing with ENOMEM as it should here. */
+#define GUEST_MAX_PAGES (1ull << 22)   /* 32 GB */
 
 struct guest_code;    /* predecoded instructions of one page (owned by the executor) */
 
@@ -72,7 +76,7 @@ void mm_put(struct guest_mm *mm);
 struct guest_mm *mm_fork(const struct guest_mm *mm);
 
 /* Maps [addr, addr+len) as zero-filled pages with prot, replacing what was there.
- * addr must be page aligned. Returns 0 or PM_E*. */
+ * addr must be page aligned. Returns 0 or PM_E* (PM_ENOMEM past GUEST_MAX_PAGES). */
 int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
 /* Marks [addr, addr+len) as shared memory (MAP_SHARED): a fork shares these
  * pages instead of copying them. Returns 0 or PM_E*. */
