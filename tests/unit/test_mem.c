@@ -57,6 +57,9 @@ int main(void)
   CHECK_EQ_U64(mm_read_str(mm, base + 8 * P, s, sizeof s), 3, "read_str length");
   CHECK_EQ_U64(mm_read_str(mm, base + 8 * P, s, 2), (uint64_t)(int64_t)PM_EINVAL, "read_str too long");
   CHECK(mm_page(mm, GUEST_TASK_SIZE) == NULL, "beyond TASK_SIZE is unmapped");
+  CHECK_EQ_U64(mm_map(mm, 0x20000000000ull, 1ull << 40, 0), (uint64_t)(int64_t)PM_ENOMEM,
+               "a 1 TB mapping fails with ENOMEM instead of exhausting the host");
+  CHECK_EQ_U64(mm_map(mm, 0x20000000000ull, 1ull << 30, GUEST_PROT_READ), 0, "1 GB maps");
   mm_put(mm);
   return check_done();
 }
