@@ -515,6 +515,11 @@ int64_t task_clone(struct machine *m, struct task *t, uint64_t flags, uint64_t n
                    uint64_t ptid, uint64_t ctid, uint64_t tls)
 {
   if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND)) return -EINVAL;
+  /* RLIMIT_NPROC-like cap: a fork bomb in the guest gets EAGAIN, as under
+   * Linux, instead of exhausting the host. */
+  int live = 0;
+  for (struct task *o = m->tasks; o; o = o->next) if (o->state < TASK_ZOMBIE) live++;
+  if (live >= 4096) return -EAGAIN;
   if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM)) return -EINVAL;
   struct task *n = calloc(1, sizeof *n);
   if (!n) return -ENOMEM;
@@ -761,9 +766,19 @@ static struct task *pick(struct machine *m, struct task *after)
 
 static void report_deadlock(struct machine *m)
 {
-  fprintf(m->log, "profileme: every guest thread is blocked for ever (deadlock):");
-  for (struct task *t = m->tasks; t; t = t->next)
-    if (t->state == TASK_BLOCKED) fprintf(m->log, " tid %d (wait %d)", t->tid, (int)t->wait);
+  static const char *const why[] = { "nothing", "time", "an fd", "a child", "a futex",
+                                     "a signal", "a vfork child" };
+  int n = 0;
+  if (m->init_exited)
+    fprintf(m->log, "profileme: the program exited; processes it left behind are blocked for ever "
+                    "and were killed:");
+  else
+    fprintf(m->log, "profileme: every guest thread is blocked for ever (deadlock):");
+  for (struct task *t = m->tasks; t; t = t->next) {
+    if (t->state != TASK_BLOCKED) continue;
+    if (n++ < 8) fprintf(m->log, " tid %d waits for %s;", t->tid, why[t->wait]);
+  }
+  if (n > 8) fprintf(m->log, " and %d more", n - 8);
   fprintf(m->log, "\n");
 }
 
