@@ -311,23 +311,19 @@ void signal_deliver(struct machine *m, struct task *t)
 
 int64_t sys_sigreturn(struct machine *m, struct task *t, bool rt)
 {
-  (void)m;
   uint64_t base = t->ctx.r[16];
-  uint64_t sc = rt ? base + RT_MCONTEXT : base, v[64], mask;
-  if (mm_read(t->mm, sc + SC_PC, &v[0], 8, true) ||
-      mm_read(t->mm, rt ? base + RT_SIGMASK : sc + SC_MASK, &mask, 8, true)) {
-    signal_send(m, t, NULL, GSIG_SEGV, 0x80, 0, 0);
-    return 0;
-  }
-  struct axp_ctx *c = &t->ctx;
-  uint64_t regs[32], fregs[32], fpcr;
-  if (mm_read(t->mm, sc + SC_REGS, regs, sizeof regs, true) ||
+  uint64_t sc = rt ? base + RT_MCONTEXT : base;
+  uint64_t pc, mask, regs[32], fregs[32], fpcr;
+  if (mm_read(t->mm, sc + SC_PC, &pc, 8, true) ||
+      mm_read(t->mm, rt ? base + RT_SIGMASK : sc + SC_MASK, &mask, 8, true) ||
+      mm_read(t->mm, sc + SC_REGS, regs, sizeof regs, true) ||
       mm_read(t->mm, sc + SC_FPREGS, fregs, sizeof fregs, true) ||
       mm_read(t->mm, sc + SC_FPCR, &fpcr, 8, true)) {
     signal_send(m, t, NULL, GSIG_SEGV, 0x80, 0, 0);
     return 0;
   }
-  c->pc = v[0];
+  struct axp_ctx *c = &t->ctx;
+  c->pc = pc;
   for (int i = 0; i < 31; i++) { c->r[i] = regs[i]; c->f[i] = fregs[i]; }
   c->fpcr = fpcr;
   t->blocked = mask & ~UNBLOCKABLE;

@@ -318,7 +318,6 @@ int machine_spawn(struct machine *m, const char *path, int argc, char *const *ar
     if (h >= 0) fdt_install(p->files, h, false, fd);
   }
   p->cwd_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  p->pid = p->ppid = 0;
   p->pid = m->next_pid++;
   p->ppid = 1;
   p->refs = 1;
@@ -837,7 +836,6 @@ int machine_run(struct machine *m)
     m->current = NULL;
     free_dead(m, t);
   }
-  if (!m->init_exited) return m->init_status;
   return m->init_status;
 }
 

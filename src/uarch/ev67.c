@@ -536,11 +536,6 @@ static const struct store_rec *order_conflict(struct ev67 *m, uint64_t addr, uns
   return NULL;
 }
 
-static uint64_t latest_store_issue(struct ev67 *m)
-{
-  return m->store_issue_max;
-}
-
 /* How an instance ended. */
 enum inst_end { INST_OK, INST_REFETCH, INST_TRAPPED };
 
@@ -567,7 +562,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
   f->map = map_at(m, u, in->pc, f->slot, &f->flags);
   uint64_t t = f->map + 1;
   if (u->serial) t = max64(t, m->last_retire);
-  if (u->load && bpred_stwait_get(m->bp, in->pc)) t = max64(t, latest_store_issue(m) + 1);
+  if (u->load && bpred_stwait_get(m->bp, in->pc)) t = max64(t, m->store_issue_max + 1);
   unsigned pipe;
   f->issue = issue_at(m, u, t, &pipe);
   uint64_t lat = u->lat;
