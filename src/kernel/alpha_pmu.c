@@ -18,7 +18,6 @@ static const uint32_t pmc_left[2] = { 16, 4 };   /* HRM 6.10.2.1 legal write ran
 #define PERF_MEM_NA (PERF_MEM_S(OP, NA) | PERF_MEM_S(LVL, NA) | PERF_MEM_S(SNOOP, NA) | \
                      PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA))
 
-enum { EV_CYCLES = 1, EV_INSTRUCTIONS = 2, EV_BCACHE = 3, EV_MBOX = 4 };
 
 struct alpha_pmu {
   struct pmu pmu;
@@ -41,15 +40,15 @@ static int alpha_event_init(struct perf_event *e)
   switch (e->attr.type) {
   case PERF_TYPE_HARDWARE:
     switch (e->attr.config) {
-    case PERF_COUNT_HW_CPU_CYCLES: config = EV_CYCLES; break;
-    case PERF_COUNT_HW_INSTRUCTIONS: config = EV_INSTRUCTIONS; break;
-    case PERF_COUNT_HW_CACHE_MISSES: config = EV_BCACHE; break;
+    case PERF_COUNT_HW_CPU_CYCLES: config = EV67_EV_CYCLES; break;
+    case PERF_COUNT_HW_INSTRUCTIONS: config = EV67_EV_INSTRUCTIONS; break;
+    case PERF_COUNT_HW_CACHE_MISSES: config = EV67_EV_BCACHE; break;
     default: return -EOPNOTSUPP;
     }
     break;
   case PERF_TYPE_RAW:
     config = e->attr.config;
-    if (!(config & PM_CFG_EVENT_MASK) || (config & PM_CFG_EVENT_MASK) > EV_MBOX) return -EINVAL;
+    if (!(config & PM_CFG_EVENT_MASK) || (config & PM_CFG_EVENT_MASK) > EV67_EV_MBOX) return -EINVAL;
     if (config & ~(PM_CFG_EVENT_MASK | PM_CFG_PROFILEME | PM_CFG_RANDOM | (3ull << PM_CFG_SL1_SHIFT)))
       return -EINVAL;
     break;
@@ -66,34 +65,6 @@ static int alpha_event_init(struct perf_event *e)
   if (!e->hw.sample_period) e->hw.sample_period = e->attr.sample_period ? e->attr.sample_period : 0;
   e->hw.period_left = (int64_t)e->hw.sample_period;
   return 0;
-}
-
-/* Which counter an Aggregate event wants given what is already on the PMU
- * (the EV67 pairs of arch/alpha/kernel/perf_event.c), and the SL1 then. */
-static int pick(struct alpha_pmu *p, unsigned ev, unsigned *sl1)
-{
-  unsigned other0 = p->on[0] ? ev_of(p->on[0]) : 0, other1 = p->on[1] ? ev_of(p->on[1]) : 0;
-  switch (ev) {
-  case EV_INSTRUCTIONS:
-    if (p->on[0]) return -1;
-    *sl1 = other1 == EV_BCACHE ? 2 : other1 == EV_MBOX ? 99 : 0;
-    return *sl1 == 99 ? -1 : 0;
-  case EV_CYCLES:
-    if (!p->on[1]) { *sl1 = other0 == EV_CYCLES ? 99 : 0; return *sl1 == 99 ? -1 : 1; }
-    if (!p->on[0] && other1 == EV_MBOX) { *sl1 = 3; return 0; }
-    return -1;
-  case EV_BCACHE:
-    if (p->on[1] || (p->on[0] && other0 != EV_INSTRUCTIONS)) return -1;
-    *sl1 = 2;
-    return 1;
-  case EV_MBOX:
-    if (p->on[1] || (p->on[0] && other0 != EV_CYCLES)) return -1;
-    if (other0 == EV_CYCLES) { *sl1 = 3; return 1; }
-    *sl1 = 3;
-    return 1;
-  default:
-    return -1;
-  }
 }
 
 static uint32_t read_ctr(struct alpha_pmu *p, int idx)
@@ -212,8 +183,9 @@ static int alpha_add(struct perf_event *e, int flags)
     p->sl1 = (unsigned)((e->hw.config >> PM_CFG_SL1_SHIFT) & 3);
     e->hw.idx = 0;
   } else {
-    unsigned sl1 = 0;
-    int idx = pick(p, ev_of(e), &sl1);
+    unsigned sl1 = 0, on[2] = { p->on[0] ? ev_of(p->on[0]) : EV67_EV_NONE,
+                                p->on[1] ? ev_of(p->on[1]) : EV67_EV_NONE };
+    int idx = ev67_place(ev_of(e), on, &sl1);
     if (idx < 0) return -EAGAIN;
     p->on[idx] = e;
     p->profileme = false;

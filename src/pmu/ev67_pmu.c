@@ -697,3 +697,21 @@ uint64_t ev67_pmu_wrperfmon(struct ev67_pmu *p, uint64_t cmd, uint64_t arg, uint
   ev67_pmu_leave_pal(p, cycle);
   return v0;
 }
+
+/* ---- placement (HRM Table 5-16, SL0 = 0; SL1 = 01 leaves PCTR1 undefined) ---- */
+
+int ev67_place(unsigned ev, const unsigned on[2], unsigned *sl1)
+{
+  static const uint8_t input[4][2] = {
+    { EV67_EV_INSTRUCTIONS, EV67_EV_CYCLES }, { EV67_EV_CYCLES, EV67_EV_NONE },
+    { EV67_EV_INSTRUCTIONS, EV67_EV_BCACHE }, { EV67_EV_CYCLES, EV67_EV_MBOX },
+  };
+  for (unsigned s = 0; s < 4; s++)
+    for (int k = 0; k < 2; k++)
+      if (input[s][k] == ev && on[k] == EV67_EV_NONE &&
+          (on[k ^ 1] == EV67_EV_NONE || on[k ^ 1] == input[s][k ^ 1])) {
+        *sl1 = s;
+        return k;
+      }
+  return -1;
+}

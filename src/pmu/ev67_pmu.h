@@ -78,6 +78,18 @@ enum ev67_perfmon_cmd {
   EV67_PERFMON_PMPC = 9            /* returns PMPC */
 };
 
+/* Aggregate-mode counter inputs (HRM Table 5-16, SL0 = 0), numbered as the
+ * Linux driver's EV67_* event types. */
+enum ev67_event { EV67_EV_NONE, EV67_EV_CYCLES, EV67_EV_INSTRUCTIONS, EV67_EV_BCACHE, EV67_EV_MBOX };
+
+/* Where event ev can count next to what the counters already count (on[k] =
+ * the event on PCTRk, or EV67_EV_NONE): returns the counter index and sets
+ * *sl1 to the input selection that serves both, or returns -1 when no row of
+ * Table 5-16 does. Rows are tried in SL1 order, so a lone event lands where
+ * arch/alpha/kernel/perf_event.c puts it (cycles on PCTR1, instructions on
+ * PCTR0). */
+int ev67_place(unsigned ev, const unsigned on[2], unsigned *sl1);
+
 /* Cycles from an overflow request to the CPU (HRM silent; docs/pmu.md). */
 #define EV67_PMU_IRQ_LATENCY    3
 #define EV67_PMU_RING           512   /* pending retire cycles (merged per cycle) */

@@ -20,7 +20,8 @@
 #define MAX_EVENTS 64
 #define MUX_CYCLES 2668000u    /* perf's 4 ms multiplexing tick at 667 MHz */
 
-enum hw { HW_CYCLES = 1, HW_INSTRUCTIONS, HW_BCACHE, HW_MBOX };   /* EV67_* event types */
+enum hw { HW_CYCLES = EV67_EV_CYCLES, HW_INSTRUCTIONS = EV67_EV_INSTRUCTIONS,
+          HW_BCACHE = EV67_EV_BCACHE, HW_MBOX = EV67_EV_MBOX };
 
 struct sim_event { const char *name; const char *desc; };
 /* Ground-truth events and what they count (exactly, from the timing model). */
@@ -129,48 +130,44 @@ static int parse_event(const char *s, struct event *e)
   return -1;
 }
 
-/* Can events a and b share the PMU (HRM Table 5-16 SL1 rows, as the Linux
- * driver pairs them)? PCTR0 takes instructions or cycles; PCTR1 cycles,
- * B-cache misses (with instructions) or Mbox replays (with cycles). */
-static bool pair_ok(int a, int b)
-{
-  if (a > b) { int t = a; a = b; b = t; }
-  return (a == HW_CYCLES && b == HW_INSTRUCTIONS) || (a == HW_INSTRUCTIONS && b == HW_BCACHE) ||
-         (a == HW_CYCLES && b == HW_MBOX);
-}
-
-/* Where each event goes, as arch/alpha/kernel/perf_event.c places them:
- * PCTR0 takes instructions (or cycles when paired with Mbox replays), PCTR1
- * cycles, B-cache misses or Mbox replays; SL1 selects the pair (HRM Table 5-16). */
+/* Groups the hardware events into multiplexing slots, each a placement the
+ * EV67 allows (ev67_place, HRM Table 5-16), in the order they were given. */
 static void schedule(struct stat_run *r)
 {
   bool placed[MAX_EVENTS] = { false };
   r->nconfigs = 0;
   for (int i = 0; i < r->n; i++) {
     if (r->ev[i].sim || placed[i]) continue;
-    int partner = -1;
-    for (int j = i + 1; j < r->n; j++)
-      if (!r->ev[j].sim && !placed[j] && pair_ok(r->ev[i].hw, r->ev[j].hw)) { partner = j; break; }
     int *c = r->configs[r->nconfigs];
-    unsigned *sl1 = &r->sl1[r->nconfigs];
+    unsigned *sl1 = &r->sl1[r->nconfigs], on[2] = { EV67_EV_NONE, EV67_EV_NONE };
     r->nconfigs++;
     c[0] = c[1] = -1;
-    *sl1 = 0;
-    int evs[2] = { i, partner };
-    for (int k = 0; k < 2; k++) {
-      int e = evs[k];
-      if (e < 0) continue;
-      placed[e] = true;
-      int other = evs[k ^ 1] >= 0 ? r->ev[evs[k ^ 1]].hw : 0;
-      switch (r->ev[e].hw) {
-      case HW_INSTRUCTIONS: c[0] = e; if (other == HW_BCACHE) *sl1 = 2; break;
-      case HW_BCACHE: c[1] = e; *sl1 = 2; break;
-      case HW_MBOX: c[1] = e; *sl1 = 3; break;
-      case HW_CYCLES:
-        if (other == HW_MBOX) { c[0] = e; *sl1 = 3; }
-        else c[1] = e;
-        break;
+    for (int j = i; j < r->n; j++) {
+      if (r->ev[j].sim || placed[j]) continue;
+      int k = ev67_place((unsigned)r->ev[j].hw, on, sl1);
+      if (k < 0 && j != i && (c[0] < 0) != (c[1] < 0)) {
+        /* A pair may need the first event on the other counter (cycles
+         * moves to PCTR0 for Mbox replays): place the newcomer first. */
+        int e0 = c[0] >= 0 ? c[0] : c[1];
+        unsigned on2[2] = { EV67_EV_NONE, EV67_EV_NONE }, s2;
+        int k2 = ev67_place((unsigned)r->ev[j].hw, on2, &s2);
+        if (k2 >= 0) {
+          on2[k2] = (unsigned)r->ev[j].hw;
+          int k0 = ev67_place((unsigned)r->ev[e0].hw, on2, &s2);
+          if (k0 >= 0) {
+            c[0] = c[1] = -1;
+            c[k0] = e0;
+            on[0] = on[1] = EV67_EV_NONE;
+            on[k0] = (unsigned)r->ev[e0].hw;
+            *sl1 = s2;
+            k = k2;
+          }
+        }
       }
+      if (k < 0) continue;
+      c[k] = j;
+      on[k] = (unsigned)r->ev[j].hw;
+      placed[j] = true;
     }
   }
 }
