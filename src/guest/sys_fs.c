@@ -577,6 +577,27 @@ static int64_t sys_utimensat(ARGS)
 static int64_t sys_chown(ARGS) { UNUSED; return 0; }
 
 /* ---- poll ---- */
+/* Nothing was ready for poll/select: returns 0 once the timeout (kept
+ * across re-execution in sleep_deadline) has passed, else blocks the task on
+ * the first fd (or just a signal or the deadline) and returns SYS_BLOCK. */
+static int64_t wait_ready(struct machine *m, struct task *t, const struct pollfd *first,
+                          int64_t timeout_ns)
+{
+  if (timeout_ns > 0) {
+    if (!t->sleep_deadline) t->sleep_deadline = machine_now(m) + (uint64_t)timeout_ns;
+    if (machine_now(m) >= t->sleep_deadline) { t->sleep_deadline = 0; return 0; }
+    t->wait_deadline = t->sleep_deadline;
+  }
+  if (first) {
+    t->wait_fd = first->fd;
+    t->wait_events = first->events;
+    task_block(t, WAIT_FD);
+  } else {
+    task_block(t, timeout_ns > 0 ? WAIT_TIME : WAIT_SIGNAL);
+  }
+  return SYS_BLOCK;
+}
+
 static int64_t do_poll(struct machine *m, struct task *t, uint64_t fds, uint64_t nfds, int64_t timeout_ns)
 {
   if (nfds > 1024) return -EINVAL;
@@ -597,20 +618,7 @@ static int64_t do_poll(struct machine *m, struct task *t, uint64_t fds, uint64_t
     t->sleep_deadline = 0;
     return r;
   }
-  /* Nothing ready: wait for a signal, the first fd, or the timeout. */
-  if (timeout_ns > 0) {
-    if (!t->sleep_deadline) t->sleep_deadline = machine_now(m) + (uint64_t)timeout_ns;
-    if (machine_now(m) >= t->sleep_deadline) { t->sleep_deadline = 0; return 0; }
-    t->wait_deadline = t->sleep_deadline;
-  }
-  if (nfds) {
-    t->wait_fd = p[0].fd;
-    t->wait_events = p[0].events;
-    task_block(t, WAIT_FD);
-  } else {
-    task_block(t, timeout_ns > 0 ? WAIT_TIME : WAIT_SIGNAL);
-  }
-  return SYS_BLOCK;
+  return wait_ready(m, t, nfds ? &p[0] : NULL, timeout_ns);
 }
 
 static int64_t sys_poll(ARGS)
@@ -681,25 +689,13 @@ static int64_t do_select(struct machine *m, struct task *t, uint64_t nfds, uint6
     t->sleep_deadline = 0;
     return n;
   }
-  if (timeout_ns > 0) {
-    if (!t->sleep_deadline) t->sleep_deadline = machine_now(m) + (uint64_t)timeout_ns;
-    if (machine_now(m) >= t->sleep_deadline) {
-      t->sleep_deadline = 0;
-      uint64_t zero[16] = { 0 };
-      for (int k = 0; k < 3; k++)
-        if (addr[k] && sys_put(t, addr[k], zero, words * 8)) return -EFAULT;
-      return 0;
-    }
-    t->wait_deadline = t->sleep_deadline;
+  int64_t w = wait_ready(m, t, np ? &p[0] : NULL, timeout_ns);
+  if (w == 0) {   /* timed out: empty sets */
+    uint64_t zero[16] = { 0 };
+    for (int k = 0; k < 3; k++)
+      if (addr[k] && sys_put(t, addr[k], zero, words * 8)) return -EFAULT;
   }
-  if (np) {
-    t->wait_fd = p[0].fd;
-    t->wait_events = p[0].events;
-    task_block(t, WAIT_FD);
-  } else {
-    task_block(t, timeout_ns > 0 ? WAIT_TIME : WAIT_SIGNAL);
-  }
-  return SYS_BLOCK;
+  return w;
 }
 
 static int64_t sys_select(ARGS)
