@@ -48,6 +48,16 @@ void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu)
 
 uint64_t perf_ctx_time(struct perf_ctx *c) { return c->clock(c->clock_ctx); }
 
+/* Brings time_enabled/time_running up to now (perf's update_event_times);
+ * call before an event changes between enabled, active and off. */
+static void update_times(struct perf_event *e)
+{
+  uint64_t now = perf_ctx_time(e->ctx), dt = now - e->tstamp;
+  if (e->enabled) e->time_enabled += dt;
+  if (e->active) e->time_running += dt;
+  e->tstamp = now;
+}
+
 /* ---- attribute checks (perf_copy_attr, perf_event_open) ---- */
 
 static int copy_attr(const struct perf_event_attr *u, struct perf_event_attr *a)
@@ -410,14 +420,15 @@ void perf_record_exit(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t 
 void perf_event_enable(struct perf_event *e)
 {
   if (e->enabled) return;
+  update_times(e);
   e->enabled = true;
-  e->tstamp = perf_ctx_time(e->ctx);
   if (e->pmu->add(e, PERF_EF_START) == 0) e->active = true;
 }
 
 void perf_event_disable(struct perf_event *e)
 {
   if (!e->enabled) return;
+  update_times(e);
   if (e->active) e->pmu->del(e, PERF_EF_UPDATE);
   e->active = false;
   e->enabled = false;
@@ -428,6 +439,7 @@ long perf_event_read(struct perf_event *e, void *buf, size_t len)
   uint64_t v[5];
   size_t n = 0;
   if (e->active) e->pmu->read(e);
+  update_times(e);
   uint64_t rf = e->attr.read_format;
   if (rf & PERF_FORMAT_GROUP) return -EINVAL;
   v[n++] = e->count;
@@ -509,7 +521,11 @@ void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, 
     if (e->enabled && !e->active && e->attr.type != PERF_TYPE_SOFTWARE) waiting = true;
   if (!waiting) return;
   for (struct perf_event *e = c->events; e; e = e->next)
-    if (e->active && e->attr.type != PERF_TYPE_SOFTWARE) { e->pmu->del(e, PERF_EF_UPDATE); e->active = false; }
+    if (e->active && e->attr.type != PERF_TYPE_SOFTWARE) {
+      update_times(e);
+      e->pmu->del(e, PERF_EF_UPDATE);
+      e->active = false;
+    }
   /* Move the first hardware event to the end, then schedule in order. */
   struct perf_event **pp = &c->events, *first = NULL;
   while (*pp) {
@@ -523,8 +539,10 @@ void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, 
     *pp = first;
   }
   for (struct perf_event *e = c->events; e; e = e->next)
-    if (e->enabled && e->attr.type != PERF_TYPE_SOFTWARE && e->pmu->add(e, PERF_EF_START) == 0)
+    if (e->enabled && e->attr.type != PERF_TYPE_SOFTWARE && e->pmu->add(e, PERF_EF_START) == 0) {
+      update_times(e);
       e->active = true;
+    }
 }
 
 void perf_sw_event(struct perf_ctx *c, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)

@@ -104,6 +104,29 @@ int main(void)
   perf_event_close(e);
   perf_ctx_destroy(c);
 
+  /* read() with the time fields: they grow while the event is enabled and on
+   * the PMU, and not while it is disabled (perf's update_event_times). */
+  c = ctx(-1, true);
+  fake_time = 1000;
+  struct perf_event_attr rd = { .type = PERF_TYPE_RAW, .size = sizeof rd, .config = 1,
+                                .read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+                                               PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID };
+  CHECK_EQ_U64(perf_event_open(c, &rd, 1000, -1, NULL, &e), 0, "counting event");
+  fake_time = 1100;
+  uint64_t rv[4];
+  CHECK_EQ_U64(perf_event_read(e, rv, sizeof rv), 32, "read: value, enabled, running, id");
+  CHECK(rv[1] == 100 && rv[2] == 100 && rv[3] == e->id, "enabled 100 ns, running 100 ns");
+  perf_event_disable(e);
+  fake_time = 1300;
+  perf_event_read(e, rv, sizeof rv);
+  CHECK(rv[1] == 100 && rv[2] == 100, "a disabled event accrues no time");
+  perf_event_enable(e);
+  fake_time = 1350;
+  perf_event_read(e, rv, sizeof rv);
+  CHECK(rv[1] == 150 && rv[2] == 150, "time resumes when re-enabled");
+  perf_event_close(e);
+  perf_ctx_destroy(c);
+
   /* Throttling: more than max_sample_rate / HZ interrupts in a tick. */
   struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .max_sample_rate = 1000, .hz = 100 };
   c = perf_ctx_create(&sys, clock_fn, NULL);
