@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #define KIMAGE_TEXT_BASE 0xfffffc0000310000ull   /* arch/alpha KERNEL_START text */
+/* Every synthetic kernel instruction is this word: addq t0, 1, t0. */
+#define KIMAGE_INSN 0x40203401u
 
 struct ksym {
   const char *name;

@@ -72,7 +72,7 @@ static uint64_t cycle_now(void *ctx)
 static bool insn_at(void *ctx, uint64_t pc, uint32_t *word)
 {
   struct rec *r = ctx;
-  if (pc >= KIMAGE_TEXT_BASE) { *word = 0x40203401; return kimage_lookup(pc) != NULL; }
+  if (pc >= KIMAGE_TEXT_BASE) { *word = KIMAGE_INSN; return kimage_lookup(pc) != NULL; }
   struct task *t = r->m->current;
   if (!t || !t->mm) return false;
   return mm_read(t->mm, pc, word, 4, false) == 0;

@@ -18,8 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The synthetic kernel's one instruction, addq t0,1,t0 (tools/timed.c). */
-#define KERNEL_INSN_WORD 0x40203401u
 #define SRC_CACHE 1024
 
 struct seg { uint64_t vaddr, memsz, off, filesz; };
@@ -639,7 +637,7 @@ size_t sym_dso_read(struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len)
   if (dso->kernel) {
     size_t n = 0;
     for (; n + 4 <= len && table_find(in->funcs, in->nfuncs, vaddr + n); n += 4) {
-      uint32_t w = KERNEL_INSN_WORD;
+      uint32_t w = KIMAGE_INSN;
       memcpy((char *)buf + n, &w, 4);
     }
     return n;

@@ -109,7 +109,7 @@ struct timed *timed_create(struct machine *m, const struct ev67_config *cfg,
   if (ops) s->ops = *ops;
   s->ctx = ctx;
   ev67_pmu_init(&s->pmu, 0);
-  s->kinsn = axp_decode(0x40203401);   /* addq t0, 1, t0 */
+  s->kinsn = axp_decode(KIMAGE_INSN);
   s->core = ev67_create(cfg, fetch_cb, fate_cb, s);
   if (!s->core) { free(s); return NULL; }
   s->hook = (struct cpu_timing){ before, s };
