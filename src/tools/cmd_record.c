@@ -6,6 +6,7 @@
  * the kernel map) are written by the tool. */
 #include "tools/commands.h"
 #include "tools/timed.h"
+#include "tools/events.h"
 #include "tools/spawn.h"
 #include "guest/kimage.h"
 #include "kernel/perf.h"
@@ -169,78 +170,6 @@ static void on_task(void *ctx, const struct task_event *e)
   }
 }
 
-/* Parses perf's event syntax: cycles, instructions, cache-misses, rN,
- * cpu/event=N,profileme=1,random=1,sl1=N,config1=N/, cpu/cycles/, software
- * clocks, with :u :k :p :pp modifiers. Returns 0 or -1 with a message. */
-static int parse_event(const char *spec, struct perf_event_attr *a)
-{
-  char s[128];
-  snprintf(s, sizeof s, "%s", spec);
-  memset(a, 0, sizeof *a);
-  a->size = sizeof *a;
-  char *mods = NULL;
-  char *slash = strrchr(s, '/');
-  char *colon = strchr(slash ? slash : s, ':');
-  if (colon) { *colon = 0; mods = colon + 1; }
-  if (!strncmp(s, "cpu/", 4)) {
-    size_t l = strlen(s);
-    if (l < 5 || s[l - 1] != '/') goto bad;
-    s[l - 1] = 0;
-    a->type = PERF_TYPE_RAW;
-    char *save = NULL;
-    for (char *tok = strtok_r(s + 4, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-      char *eq = strchr(tok, '=');
-      uint64_t v = eq ? strtoull(eq + 1, NULL, 0) : 1;
-      if (eq) *eq = 0;
-      if (!strcmp(tok, "event")) a->config = (a->config & ~PM_CFG_EVENT_MASK) | (v & PM_CFG_EVENT_MASK);
-      else if (!strcmp(tok, "cycles")) a->config |= 1;
-      else if (!strcmp(tok, "instructions")) a->config |= 2;
-      else if (!strcmp(tok, "profileme")) a->config |= v ? PM_CFG_PROFILEME : 0;
-      else if (!strcmp(tok, "random")) a->config |= v ? PM_CFG_RANDOM : 0;
-      else if (!strcmp(tok, "sl1")) a->config |= (v & 3) << PM_CFG_SL1_SHIFT;
-      else if (!strcmp(tok, "config1")) a->config1 = v;
-      else if (!strcmp(tok, "period")) a->sample_period = v;
-      else goto bad;
-    }
-  } else if (!strcmp(s, "cycles") || !strcmp(s, "cpu-cycles")) {
-    a->type = PERF_TYPE_HARDWARE; a->config = PERF_COUNT_HW_CPU_CYCLES;
-  } else if (!strcmp(s, "instructions")) {
-    a->type = PERF_TYPE_HARDWARE; a->config = PERF_COUNT_HW_INSTRUCTIONS;
-  } else if (!strcmp(s, "cache-misses")) {
-    a->type = PERF_TYPE_HARDWARE; a->config = PERF_COUNT_HW_CACHE_MISSES;
-  } else if (s[0] == 'r' && s[1]) {
-    char *end;
-    a->type = PERF_TYPE_RAW;
-    a->config = strtoull(s + 1, &end, 16);
-    if (*end) goto bad;
-  } else if (!strcmp(s, "cpu-clock")) {
-    a->type = PERF_TYPE_SOFTWARE; a->config = PERF_COUNT_SW_CPU_CLOCK;
-  } else if (!strcmp(s, "task-clock")) {
-    a->type = PERF_TYPE_SOFTWARE; a->config = PERF_COUNT_SW_TASK_CLOCK;
-  } else if (!strcmp(s, "page-faults") || !strcmp(s, "faults")) {
-    a->type = PERF_TYPE_SOFTWARE; a->config = PERF_COUNT_SW_PAGE_FAULTS;
-  } else if (!strcmp(s, "context-switches") || !strcmp(s, "cs")) {
-    a->type = PERF_TYPE_SOFTWARE; a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-  } else {
-    goto bad;
-  }
-  for (char *m = mods; m && *m; m++) {
-    switch (*m) {
-    case 'u': a->exclude_kernel = 1; a->exclude_hv = 1; break;
-    case 'k': a->exclude_user = 1; a->exclude_hv = 1; break;
-    case 'p': a->precise_ip++; break;
-    case 'P': a->precise_ip = 2; break;
-    default: goto bad;
-    }
-  }
-  return 0;
-bad:
-  fprintf(stderr, "event syntax error: '%s'\n"
-                  "  events: cycles, instructions, cache-misses, rN, cpu/event=N,profileme=1,...,/,\n"
-                  "  cpu-clock, task-clock, page-faults, context-switches; modifiers :u :k :p :pp\n", spec);
-  return -1;
-}
-
 static void usage(FILE *f)
 {
   fprintf(f,
@@ -309,7 +238,10 @@ int cmd_record(int argc, char **argv)
   memset(&r, 0, sizeof r);
   struct perf_event_attr attrs[MAX_EVENTS];
   for (int i = 0; i < nevents; i++) {
-    if (parse_event(events[i], &attrs[i])) return 2;
+    if (event_parse(events[i], &attrs[i])) {
+      fprintf(stderr, "event syntax error: '%s'\n%s", events[i], event_help);
+      return 2;
+    }
     struct perf_event_attr *a = &attrs[i];
     a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                      PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |

@@ -4,9 +4,11 @@
  * multiplexed like perf when they do not fit at once, with scaled counts; the
  * sim/ PMU gives exact ground truth from the timing model. Output on stderr. */
 #include "tools/commands.h"
+#include "tools/events.h"
 #include "tools/timed.h"
 #include "tools/spawn.h"
 #include "pmu/ev67_pmu.h"
+#include "perfdata/pm_raw.h"
 #include "util/err.h"
 #include <getopt.h>
 #include <signal.h>
@@ -110,16 +112,25 @@ static int parse_event(const char *s, struct event *e)
     fprintf(stderr, "event syntax error: '%s'\n  unknown sim event; 'profileme stat --list' shows them\n", s);
     return -1;
   }
-  static const struct { const char *n; int hw; } names[] = {
-    { "cycles", HW_CYCLES }, { "cpu-cycles", HW_CYCLES }, { "instructions", HW_INSTRUCTIONS },
-    { "cache-misses", HW_BCACHE }, { "bcache-misses", HW_BCACHE }, { "mbox-replays", HW_MBOX },
-    { "r1", HW_CYCLES }, { "r2", HW_INSTRUCTIONS }, { "r3", HW_BCACHE }, { "r4", HW_MBOX },
-    { "cpu/cycles/", HW_CYCLES }, { "cpu/instructions/", HW_INSTRUCTIONS },
-    { "cpu/event=1/", HW_CYCLES }, { "cpu/event=2/", HW_INSTRUCTIONS },
-    { "cpu/event=3/", HW_BCACHE }, { "cpu/event=4/", HW_MBOX },
-  };
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (!strcmp(s, names[i].n)) { e->hw = names[i].hw; return 0; }
+  struct perf_event_attr a;
+  if (!event_parse(s, &a)) {
+    /* stat counts in Aggregate mode on the EV67's counters, which cannot
+     * separate user from kernel (arch/alpha/kernel/perf_event.c). */
+    unsigned ev = a.type == PERF_TYPE_RAW ? (unsigned)(a.config & PM_CFG_EVENT_MASK)
+                : a.type != PERF_TYPE_HARDWARE ? 0
+                : a.config == PERF_COUNT_HW_CPU_CYCLES ? HW_CYCLES
+                : a.config == PERF_COUNT_HW_INSTRUCTIONS ? HW_INSTRUCTIONS
+                : a.config == PERF_COUNT_HW_CACHE_MISSES ? HW_BCACHE : 0;
+    bool aggregate = !a.precise_ip && !(a.config & (PM_CFG_PROFILEME | PM_CFG_RANDOM)) &&
+                     !a.exclude_user && !a.exclude_kernel && a.type != PERF_TYPE_SOFTWARE;
+    if (ev >= HW_CYCLES && ev <= HW_MBOX && aggregate && a.type != PERF_TYPE_SOFTWARE) {
+      e->hw = (int)ev;
+      return 0;
+    }
+    fprintf(stderr, "event '%s' cannot be counted by stat: it counts the EV67's four Aggregate-mode\n"
+                    "  events for user and kernel together (no :u, :k, :p or ProfileMe)\n", s);
+    return -1;
+  }
   if (!strcmp(s, "cache-references") || !strcmp(s, "branches") || !strcmp(s, "branch-misses") ||
       !strncmp(s, "L1-", 3) || !strncmp(s, "dTLB", 4) || !strncmp(s, "iTLB", 4)) {
     fprintf(stderr, "event '%s' is not supported by the EV67 PMU (perf: <not supported>);\n"

@@ -1,0 +1,14 @@
+/* Event names in perf's syntax (cycles, instructions, cache-misses, rN,
+ * cpu/event=N,profileme=1,.../, software clocks, :u :k :p :pp modifiers),
+ * turned into a perf_event_attr for the modelled perf_event_open. */
+#ifndef TOOLS_EVENTS_H
+#define TOOLS_EVENTS_H
+#include <linux/perf_event.h>
+
+/* Fills *a (zeroed first, size set) from spec. Returns 0, or -1 when spec is
+ * not an event name; the caller says so, with event_help. */
+int event_parse(const char *spec, struct perf_event_attr *a);
+/* The list of accepted forms, for error messages. */
+extern const char event_help[];
+
+#endif
