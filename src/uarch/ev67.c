@@ -23,7 +23,8 @@ enum { P_U0, P_U1, P_L0, P_L1, P_FA, P_FM, NPIPES };
 #define INT_ANY (PM(P_U0) | PM(P_U1) | PM(P_L0) | PM(P_L1))
 #define UPPER (PM(P_U0) | PM(P_U1))
 #define LOWER (PM(P_L0) | PM(P_L1))
-#define NOREG 0xFF
+#define NOREG 64        /* "no register": reads as ready at cycle 0 */
+#define NREGS 65
 #define FREG(r) ((uint8_t)(32 + (r)))
 
 /* What the timing model needs to know about an instruction's kind. */
@@ -38,6 +39,24 @@ struct uop {
 };
 
 struct store_rec { uint64_t addr, issue, seq; uint8_t size; };
+
+/* classify() results by instruction word: it runs for every fetched
+ * instruction, and code is mostly the same few thousand words. */
+#define UCACHE_BITS 12
+#define UCACHE (1u << UCACHE_BITS)
+struct ucache_ent { uint32_t raw; uint16_t id; bool valid; struct uop u; };
+
+/* An issue queue: the issue cycles of its entries, which leave out of order
+ * when they issue. Counted per cycle in a ring (map time only moves forward,
+ * so dropping the issued ones costs one step per simulated cycle); an entry
+ * further ahead than the ring reaches goes to a small min-heap. */
+#define CQ_RING 4096
+struct cq {
+  uint16_t cnt[CQ_RING];
+  uint64_t base;            /* every entry before this cycle has left */
+  unsigned n_ring, n_over;
+  uint64_t over[MAXQ];
+};
 
 struct ev67 {
   struct ev67_config cfg;
@@ -59,14 +78,17 @@ struct ev67 {
   uint64_t cur_group_pc;
   uint64_t int_ren[MAXQ], fp_ren[MAXQ], lq[MAXQ], sq[MAXQ];
   unsigned int_ren_n, fp_ren_n, int_ren_i, fp_ren_i, lq_i, sq_i;
-  /* Issue queues: the issue cycles of the instructions in each queue. Entries
-   * leave out of order, when they issue. */
-  uint64_t iq[MAXQ], fq[MAXQ];
-  unsigned iq_n, fq_n;
+  struct cq iq, fq;
   uint64_t serial_after;   /* later instructions map after this cycle (trapb, PAL) */
-  /* registers */
-  uint64_t ready[64];
-  uint8_t clus[64];
+  /* registers: the cycle a value can be used from cluster 0, cluster 1 and
+   * the FP side (the integer cluster that did not produce it sees the
+   * cross-cluster delay), and the producing cluster (2: FP or none yet) */
+  uint64_t rview[3][NREGS];
+  uint8_t clus[NREGS];
+  /* issue_at's candidate pipes by preferred cluster and allowed-pipe mask, in
+   * arbitration order, ending in 0xFF */
+  uint8_t cand[2][64][NPIPES + 1];
+  struct ucache_ent ucache[UCACHE];
   /* pipes */
   uint64_t ring_tag[RING];
   uint8_t ring_busy[RING];
@@ -81,6 +103,15 @@ struct ev67 {
 };
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* The arbiters prefer L0 and U1 when both subclusters are free (HRM 2.2);
+ * issue_at also tries the cluster that produced the latest operand first, so
+ * a dependence chain does not hop clusters for nothing. */
+static const uint8_t pipe_order[2][NPIPES] = {
+  { P_L0, P_U0, P_U1, P_L1, P_FA, P_FM },
+  { P_U1, P_L1, P_L0, P_U0, P_FA, P_FM },
+};
+static const uint8_t pipe_cluster[NPIPES] = { 0, 1, 0, 1, 2, 2 };
 
 struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev67_fate_fn sink,
                          void *ctx)
@@ -104,6 +135,13 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
   if (m->fp_ren_n > MAXQ) m->fp_ren_n = MAXQ;
   m->block_pc = ~0ull;
   memset(m->clus, 2, sizeof m->clus);   /* no producer yet: no cross-cluster delay */
+  for (unsigned pref = 0; pref < 2; pref++)
+    for (unsigned mask = 0; mask < 64; mask++) {
+      unsigned n = 0;
+      for (unsigned k = 0; k < NPIPES; k++)
+        if (mask & PM(pipe_order[pref][k])) m->cand[pref][mask][n++] = pipe_order[pref][k];
+      m->cand[pref][mask][n] = 0xFF;
+    }
   return m;
 }
 
@@ -256,6 +294,19 @@ static void classify(const struct ev67_config *c, const struct axp_insn *d, stru
   }
 }
 
+/* classify() through the cache. */
+static void classify_cached(struct ev67 *m, const struct axp_insn *d, struct uop *u)
+{
+  struct ucache_ent *e = &m->ucache[(d->raw * 0x9E3779B1u) >> (32 - UCACHE_BITS)];
+  if (!e->valid || e->raw != d->raw || e->id != d->id) {
+    classify(&m->cfg, d, &e->u);
+    e->raw = d->raw;
+    e->id = (uint16_t)d->id;
+    e->valid = true;
+  }
+  *u = e->u;
+}
+
 static struct uop_fate *new_fate(struct ev67 *m, struct uop_fate *f, uint64_t pc, bool kernel)
 {
   memset(f, 0, sizeof *f);
@@ -345,7 +396,7 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
       if (!d || !budget) return;
       budget--;
       struct uop u;
-      classify(&m->cfg, d, &u);
+      classify_cached(m, d, &u);
       struct uop_fate spec;
       struct uop_fate *f = new_fate(m, &spec, pc, kernel);
       f->fetch = c;
@@ -378,21 +429,12 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
  * the operands are ready in that pipe's cluster; reserves it. */
 static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsigned *pipe_out)
 {
-  /* The arbiters prefer L0 and U1 when both subclusters are free (HRM 2.2);
-   * we also try the cluster that produced the latest operand first, so a
-   * dependence chain does not hop clusters for nothing. */
-  static const uint8_t order[2][NPIPES] = {
-    { P_L0, P_U0, P_U1, P_L1, P_FA, P_FM },
-    { P_U1, P_L1, P_L0, P_U0, P_FA, P_FM },
-  };
-  static const uint8_t clof[NPIPES] = { 0, 1, 0, 1, 2, 2 };
-  /* Operand readiness seen from each cluster (2: the FP side, no delay). */
   uint64_t rdy[3] = { 0, 0, 0 }, latest = 0;
   unsigned home = 0;
   for (int s = 0; s < 3; s++) {
     uint8_t r = u->src[s];
     if (r == NOREG) continue;
-    uint64_t base = m->ready[r];
+    uint64_t base = m->rview[2][r];
     uint8_t pc = r < 32 ? m->clus[r] : 2;
     for (unsigned cl = 0; cl < 3; cl++) {
       uint64_t v = base + (cl < 2 && pc < 2 && pc != cl ? m->cfg.cross_cluster : 0);
@@ -401,8 +443,9 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
     if (pc < 2 && base >= latest) { latest = base; home = pc; }
   }
   uint64_t first = UINT64_MAX;
-  for (unsigned p = 0; p < NPIPES; p++)
-    if ((u->pipes & PM(p)) && rdy[clof[p]] < first) first = rdy[clof[p]];
+  if (u->pipes & (PM(P_U0) | PM(P_L0))) first = rdy[0];
+  if ((u->pipes & (PM(P_U1) | PM(P_L1))) && rdy[1] < first) first = rdy[1];
+  if ((u->pipes & (PM(P_FA) | PM(P_FM))) && rdy[2] < first) first = rdy[2];
   if (first > t) t = first;   /* nothing can issue before its operands */
   /* When the home cluster's pipes are busy in a cycle the operands were
    * ready, switch to the other cluster from the next cycle: the chain moves
@@ -411,15 +454,17 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
   for (unsigned tries = 0; tries < RING / 2; tries++, t++) {
     unsigned i0 = t % RING;
     uint8_t busy_now = m->ring_tag[i0] == t ? m->ring_busy[i0] : 0;
-    for (int k = 0; k < NPIPES; k++) {
-      unsigned p = order[pref][k];
-      if (!(u->pipes & PM(p)) || rdy[clof[p]] > t || (busy_now & PM(p))) continue;
-      bool ok = true;
-      for (unsigned b = 1; b < u->busy && ok; b++) {
-        unsigned i = (t + b) % RING;
-        if (m->ring_tag[i] == t + b && (m->ring_busy[i] & PM(p))) ok = false;
+    for (const uint8_t *c = m->cand[pref][u->pipes]; *c != 0xFF; c++) {
+      unsigned p = *c;
+      if (rdy[pipe_cluster[p]] > t || (busy_now & PM(p))) continue;
+      if (u->busy > 1) {   /* an unpipelined divide or square root */
+        bool ok = true;
+        for (unsigned b = 1; b < u->busy && ok; b++) {
+          unsigned i = (t + b) % RING;
+          if (m->ring_tag[i] == t + b && (m->ring_busy[i] & PM(p))) ok = false;
+        }
+        if (!ok) continue;
       }
-      if (!ok) continue;
       for (unsigned b = 0; b < u->busy; b++) {
         unsigned i = (t + b) % RING;
         if (m->ring_tag[i] != t + b) { m->ring_tag[i] = t + b; m->ring_busy[i] = 0; }
@@ -434,10 +479,7 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
   return t;
 }
 
-static unsigned cluster_of(unsigned p) { return p == P_U0 || p == P_L0 ? 0 : p == P_U1 || p == P_L1 ? 1 : 2; }
-
-/* Issue queues as min-heaps of their entries' issue cycles: an entry leaves
- * when it issues, in any order. */
+/* A min-heap of cycles: the issue queues' entries beyond the ring. */
 static void heap_push(uint64_t *h, unsigned *n, uint64_t v)
 {
   unsigned i = (*n)++;
@@ -460,14 +502,54 @@ static void heap_pop(uint64_t *h, unsigned *n)
   h[i] = v;
 }
 
+/* Removes the entries that issued at or before t. */
+static void cq_drop(struct cq *q, uint64_t t)
+{
+  if (t < q->base) return;
+  if (q->n_ring) {
+    if (t - q->base >= CQ_RING) {
+      memset(q->cnt, 0, sizeof q->cnt);
+      q->n_ring = 0;
+    } else {
+      for (uint64_t c = q->base; c <= t && q->n_ring; c++) {
+        q->n_ring -= q->cnt[c % CQ_RING];
+        q->cnt[c % CQ_RING] = 0;
+      }
+    }
+  }
+  q->base = t + 1;
+  while (q->n_over && q->over[0] <= t) heap_pop(q->over, &q->n_over);
+}
+
+static void cq_push(struct cq *q, uint64_t v)
+{
+  if (v < q->base) return;   /* already issued as far as the queue is concerned */
+  if (v - q->base < CQ_RING) {
+    q->cnt[v % CQ_RING]++;
+    q->n_ring++;
+  } else if (q->n_over < MAXQ) {
+    heap_push(q->over, &q->n_over, v);
+  }
+}
+
+/* The earliest issue cycle in the queue (which is not empty). */
+static uint64_t cq_min(const struct cq *q)
+{
+  uint64_t best = q->n_over ? q->over[0] : UINT64_MAX;
+  if (q->n_ring)
+    for (uint64_t c = q->base; c < best; c++)
+      if (q->cnt[c % CQ_RING]) return c;
+  return best;
+}
+
 /* The earliest cycle >= t at which queue q (capacity cap) has a free entry;
  * drops the entries that have issued by then. */
-static uint64_t queue_slot(uint64_t *q, unsigned *n, unsigned cap, uint64_t t)
+static uint64_t queue_slot(struct cq *q, unsigned cap, uint64_t t)
 {
-  while (*n && q[0] <= t) heap_pop(q, n);
-  while (*n >= cap) {
-    t = q[0];                          /* wait for the first to issue */
-    while (*n && q[0] <= t) heap_pop(q, n);
+  cq_drop(q, t);
+  while (q->n_ring + q->n_over >= cap) {
+    t = cq_min(q);                     /* wait for the first to issue */
+    cq_drop(q, t);
   }
   return t;
 }
@@ -488,8 +570,7 @@ static uint64_t map_at(struct ev67 *m, const struct uop *u, uint64_t pc, uint64_
   if (u->dst != NOREG && !u->fp_dst) t = max64(t, m->int_ren[m->int_ren_i]);
   if (u->dst != NOREG && u->fp_dst) t = max64(t, m->fp_ren[m->fp_ren_i]);
   bool fpq = u->pipes & (PM(P_FA) | PM(P_FM));
-  if (fpq) t = queue_slot(m->fq, &m->fq_n, m->cfg.fq_entries, t);
-  else t = queue_slot(m->iq, &m->iq_n, m->cfg.iq_entries, t);
+  t = queue_slot(fpq ? &m->fq : &m->iq, fpq ? m->cfg.fq_entries : m->cfg.iq_entries, t);
   if (u->load) t = max64(t, m->lq[m->lq_i]);
   if (u->store) t = max64(t, m->sq[m->sq_i]);
   if (t > slot + 1) { *flags |= FATE_MAP_STALL; m->st.map_stalls++; }
@@ -504,8 +585,7 @@ static void hold(struct ev67 *m, const struct uop *u, uint64_t issue, uint64_t r
 {
   if (u->dst != NOREG && !u->fp_dst) { m->int_ren[m->int_ren_i] = retire; m->int_ren_i = (m->int_ren_i + 1) % m->int_ren_n; }
   if (u->dst != NOREG && u->fp_dst) { m->fp_ren[m->fp_ren_i] = retire; m->fp_ren_i = (m->fp_ren_i + 1) % m->fp_ren_n; }
-  if (u->pipes & (PM(P_FA) | PM(P_FM))) { if (m->fq_n < MAXQ) heap_push(m->fq, &m->fq_n, issue); }
-  else if (m->iq_n < MAXQ) heap_push(m->iq, &m->iq_n, issue);
+  cq_push(u->pipes & (PM(P_FA) | PM(P_FM)) ? &m->fq : &m->iq, issue);
   if (u->load) { m->lq[m->lq_i] = retire; m->lq_i = (m->lq_i + 1) % m->cfg.lq_entries; }
   if (u->store) { m->sq[m->sq_i] = retire; m->sq_i = (m->sq_i + 1) % m->cfg.sq_entries; }
   m->group_retire[m->group_idx] = max64(m->group_retire[m->group_idx], retire);
@@ -628,8 +708,10 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
   }
   f->complete = f->issue + lat;
   if (u->dst != NOREG) {
-    m->ready[u->dst] = f->complete;
-    m->clus[u->dst] = (uint8_t)cluster_of(pipe);
+    uint8_t r = u->dst, cl = pipe_cluster[pipe];
+    m->clus[r] = cl;
+    m->rview[0][r] = m->rview[1][r] = m->rview[2][r] = f->complete;
+    if (r < 32 && cl < 2) m->rview[cl ^ 1][r] += m->cfg.cross_cluster;
   }
   f->end = retire_at(m, f->complete + 2, &f->retire_delay);
   f->flags |= FATE_RETIRED;
@@ -642,7 +724,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
 const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
 {
   struct uop u;
-  classify(&m->cfg, in->d, &u);
+  classify_cached(m, in->d, &u);
   /* Slotting (HRM 2.2 stage 1) statically assigns instructions that may use
    * any integer pipe to the upper or lower subcluster; we alternate by slot
    * position in the fetch block, which spreads independent work over both
