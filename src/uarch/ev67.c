@@ -429,18 +429,16 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
  * the operands are ready in that pipe's cluster; reserves it. */
 static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsigned *pipe_out)
 {
-  uint64_t rdy[3] = { 0, 0, 0 }, latest = 0;
+  const uint8_t s0 = u->src[0], s1 = u->src[1], s2 = u->src[2];
+  uint64_t rdy[3];
+  for (int cl = 0; cl < 3; cl++)
+    rdy[cl] = max64(max64(m->rview[cl][s0], m->rview[cl][s1]), m->rview[cl][s2]);
+  /* The home cluster: the producer of the latest integer operand. */
+  uint64_t latest = 0;
   unsigned home = 0;
   for (int s = 0; s < 3; s++) {
-    uint8_t r = u->src[s];
-    if (r == NOREG) continue;
-    uint64_t base = m->rview[2][r];
-    uint8_t pc = r < 32 ? m->clus[r] : 2;
-    for (unsigned cl = 0; cl < 3; cl++) {
-      uint64_t v = base + (cl < 2 && pc < 2 && pc != cl ? m->cfg.cross_cluster : 0);
-      if (v > rdy[cl]) rdy[cl] = v;
-    }
-    if (pc < 2 && base >= latest) { latest = base; home = pc; }
+    uint8_t r = u->src[s], pc = m->clus[r];
+    if (r < 32 && pc < 2 && m->rview[2][r] >= latest) { latest = m->rview[2][r]; home = pc; }
   }
   uint64_t first = UINT64_MAX;
   if (u->pipes & (PM(P_U0) | PM(P_L0))) first = rdy[0];
