@@ -9,7 +9,7 @@ OPT      = -O1
 else
 BUILD   ?= build
 SANFLAGS =
-OPT      = -O2
+OPT      = -O3
 endif
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) -Isrc

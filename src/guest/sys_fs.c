@@ -225,7 +225,7 @@ static int64_t do_pipe(struct task *t, int fds[2], uint64_t flags)
 static int64_t sys_pipe2(ARGS)
 {
   UNUSED;
-  int fds[2];
+  int fds[2] = { -1, -1 };
   int64_t r = do_pipe(t, fds, a[1]);
   if (r) return r;
   return sys_put(t, a[0], fds, sizeof fds);
@@ -234,7 +234,7 @@ static int64_t sys_pipe2(ARGS)
 static int64_t sys_pipe(ARGS)
 {
   UNUSED;
-  int fds[2];
+  int fds[2] = { -1, -1 };
   int64_t r = do_pipe(t, fds, 0);
   if (r) return r;
   t->ctx.r[20] = (uint64_t)fds[1];

@@ -33,9 +33,10 @@ struct uop {
   uint8_t pipes;         /* allowed pipes */
   uint8_t lat;           /* result latency (loads: filled from the memory system) */
   uint8_t busy;          /* cycles the pipe stays busy (unpipelined divide/sqrt) */
-  bool load, store, cond_branch, jump, call, ret, nop, serial, fp_dst;
   uint8_t size;          /* memory access size */
-  bool aligned_only;     /* takes the unaligned trap when misaligned */
+  bool load : 1, store : 1, cond_branch : 1, jump : 1, call : 1, ret : 1, nop : 1, serial : 1;
+  bool fp_dst : 1;
+  bool aligned_only : 1; /* takes the unaligned trap when misaligned */
 };
 
 struct store_rec { uint64_t addr, issue, seq; uint8_t size; };
@@ -44,7 +45,7 @@ struct store_rec { uint64_t addr, issue, seq; uint8_t size; };
  * instruction, and code is mostly the same few thousand words. */
 #define UCACHE_BITS 12
 #define UCACHE (1u << UCACHE_BITS)
-struct ucache_ent { uint32_t raw; uint16_t id; bool valid; struct uop u; };
+struct ucache_ent { uint32_t raw; uint16_t tag; struct uop u; };   /* tag: id + 1, 0 empty */
 
 /* An issue queue: the issue cycles of its entries, which leave out of order
  * when they issue. Counted per cycle in a ring (map time only moves forward,
@@ -298,11 +299,10 @@ static void classify(const struct ev67_config *c, const struct axp_insn *d, stru
 static void classify_cached(struct ev67 *m, const struct axp_insn *d, struct uop *u)
 {
   struct ucache_ent *e = &m->ucache[(d->raw * 0x9E3779B1u) >> (32 - UCACHE_BITS)];
-  if (!e->valid || e->raw != d->raw || e->id != d->id) {
+  if (e->tag != d->id + 1u || e->raw != d->raw) {
     classify(&m->cfg, d, &e->u);
     e->raw = d->raw;
-    e->id = (uint16_t)d->id;
-    e->valid = true;
+    e->tag = (uint16_t)(d->id + 1u);
   }
   *u = e->u;
 }
@@ -449,12 +449,18 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
    * ready, switch to the other cluster from the next cycle: the chain moves
    * and the load spreads over both clusters. */
   unsigned pref = home;
+  static const uint8_t cl_pipes[3] = { PM(P_U0) | PM(P_L0), PM(P_U1) | PM(P_L1),
+                                         PM(P_FA) | PM(P_FM) };
   for (unsigned tries = 0; tries < RING / 2; tries++, t++) {
     unsigned i0 = t % RING;
     uint8_t busy_now = m->ring_tag[i0] == t ? m->ring_busy[i0] : 0;
-    for (const uint8_t *c = m->cand[pref][u->pipes]; *c != 0xFF; c++) {
+    /* The allowed pipes that are free with their operands ready, as a mask;
+     * its candidate list gives them in arbitration order. */
+    unsigned avail = u->pipes & ~busy_now;
+    for (int cl = 0; cl < 3; cl++)
+      if (rdy[cl] > t) avail &= ~(unsigned)cl_pipes[cl];
+    for (const uint8_t *c = m->cand[pref][avail]; *c != 0xFF; c++) {
       unsigned p = *c;
-      if (rdy[pipe_cluster[p]] > t || (busy_now & PM(p))) continue;
       if (u->busy > 1) {   /* an unpipelined divide or square root */
         bool ok = true;
         for (unsigned b = 1; b < u->busy && ok; b++) {
