@@ -50,6 +50,7 @@ static bool pm_sampling(const struct ev67_pmu *p)
 /* Sets counter k's interrupt request at `cycle`; an earlier one stays. */
 static void raise_req(struct ev67_pmu *p, int k, uint64_t cycle)
 {
+  p->irq_memo_ok = false;
   if (!p->req[k]) {
     p->req[k] = true;
     p->req_cycle[k] = cycle;
@@ -60,6 +61,7 @@ static void raise_req(struct ev67_pmu *p, int k, uint64_t cycle)
  * (or is silent by mode), false if it was the missed wrap of an illegal write. */
 static bool on_wrap(struct ev67_pmu *p, int k, uint64_t cycle)
 {
+  p->irq_memo_ok = false;
   p->latch[k] = true;
   p->writes[k] = 0;
   if (p->suppress[k]) {
@@ -311,6 +313,7 @@ static void advance(struct ev67_pmu *p, uint64_t T)
 
 static void ring_push(struct ev67_pmu *p, uint64_t c)
 {
+  p->ret_pushes++;
   c = max64(c, p->next);
   if (p->ring_count) {
     unsigned t = (p->ring_head + p->ring_count - 1) % EV67_PMU_RING;
@@ -428,17 +431,37 @@ static uint64_t project_overflow(const struct ev67_pmu *p, int k)
   }
 }
 
+/* The answer is asked after every instruction, so it is remembered while it
+ * cannot change: in Aggregate mode, with no request pending, a cycle counter's
+ * overflow cycle stays put as it counts, and a retire counter's stays "never"
+ * until enough retires have been queued to reach it. Wraps, requests and
+ * register accesses forget it. */
 uint64_t ev67_pmu_irq_cycle(struct ev67_pmu *p)
 {
-  uint64_t best = UINT64_MAX;
+  if (p->irq_memo_ok && p->ret_pushes < p->irq_memo_until)
+    return p->irq_memo;
+  uint64_t best = UINT64_MAX, until = UINT64_MAX;
+  bool memo = !p->sl0;
   for (int k = 0; k < 2; k++) {
     if (!p->pcen[k])
       continue;
     uint64_t t = p->req[k] ? p->req_cycle[k] : project_overflow(p, k);
+    if (!p->req[k] && ctr_enabled(p, k)) {
+      int in = ctr_input(p, k);
+      uint64_t need = CTR_WRAP - p->ctr[k] + (p->suppress[k] ? CTR_WRAP : 0);
+      uint64_t have = p->carry[ST_RET] + p->ring_total;
+      if (in == IN_RET && have < need)
+        until = min64(until, p->ret_pushes + (need - have));
+      else if (in != IN_CYCLES && in != IN_NONE)
+        memo = false;
+    }
     if (t == UINT64_MAX)
       continue;
     best = min64(best, max64(t, p->pcen_since[k]) + p->irq_latency);
   }
+  p->irq_memo_ok = memo;
+  p->irq_memo = best;
+  p->irq_memo_until = until;
   return best;
 }
 
@@ -543,6 +566,7 @@ static void set_pcen(struct ev67_pmu *p, uint64_t v, uint64_t cycle)
 
 uint64_t ev67_pmu_mfpr(struct ev67_pmu *p, unsigned ipr, uint64_t cycle)
 {
+  p->irq_memo_ok = false;
   switch (ipr) {
   case EV67_IPR_PCTR_CTL:
     return pctr_ctl_read(p, cycle);
@@ -570,6 +594,7 @@ uint64_t ev67_pmu_mfpr(struct ev67_pmu *p, unsigned ipr, uint64_t cycle)
 
 bool ev67_pmu_mtpr(struct ev67_pmu *p, unsigned ipr, uint64_t v, uint64_t cycle)
 {
+  p->irq_memo_ok = false;
   switch (ipr) {
   case EV67_IPR_PCTR_CTL:
     pctr_ctl_write(p, v, cycle);
@@ -606,6 +631,7 @@ bool ev67_pmu_mtpr(struct ev67_pmu *p, unsigned ipr, uint64_t v, uint64_t cycle)
 
 void ev67_pmu_leave_pal(struct ev67_pmu *p, uint64_t cycle)
 {
+  p->irq_memo_ok = false;
   advance(p, cycle);
   for (int k = 0; k < 2; k++) {
     bool fire = false;
@@ -654,6 +680,7 @@ static void perfmon_enable(struct ev67_pmu *p, uint64_t mask, bool on, uint64_t 
 
 uint64_t ev67_pmu_wrperfmon(struct ev67_pmu *p, uint64_t cmd, uint64_t arg, uint64_t cycle)
 {
+  p->irq_memo_ok = false;
   uint64_t v0 = 1;
   switch (cmd) {
   case EV67_PERFMON_DISABLE:
