@@ -91,8 +91,7 @@ struct ev67 {
   uint8_t cand[2][64][NPIPES + 1];
   struct ucache_ent ucache[UCACHE];
   /* pipes */
-  uint64_t ring_tag[RING];
-  uint8_t ring_busy[RING];
+  uint64_t ring[RING];   /* cycle << 8 | the pipes busy in it (PM bits) */
   /* retire */
   uint64_t last_retire;
   unsigned retire_in_cycle;
@@ -452,27 +451,32 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
   static const uint8_t cl_pipes[3] = { PM(P_U0) | PM(P_L0), PM(P_U1) | PM(P_L1),
                                          PM(P_FA) | PM(P_FM) };
   for (unsigned tries = 0; tries < RING / 2; tries++, t++) {
-    unsigned i0 = t % RING;
-    uint8_t busy_now = m->ring_tag[i0] == t ? m->ring_busy[i0] : 0;
+    uint64_t *slot = &m->ring[t % RING];
+    unsigned busy_now = *slot >> 8 == t ? (unsigned)(*slot & 0xFF) : 0;
     /* The allowed pipes that are free with their operands ready, as a mask;
      * its candidate list gives them in arbitration order. */
     unsigned avail = u->pipes & ~busy_now;
     for (int cl = 0; cl < 3; cl++)
       if (rdy[cl] > t) avail &= ~(unsigned)cl_pipes[cl];
+    if (avail && u->busy == 1) {
+      unsigned p = m->cand[pref][avail][0];
+      *slot = t << 8 | busy_now | PM(p);
+      *pipe_out = p;
+      return t;
+    }
     for (const uint8_t *c = m->cand[pref][avail]; *c != 0xFF; c++) {
+      /* An unpipelined divide or square root holds its pipe for busy cycles. */
       unsigned p = *c;
-      if (u->busy > 1) {   /* an unpipelined divide or square root */
-        bool ok = true;
-        for (unsigned b = 1; b < u->busy && ok; b++) {
-          unsigned i = (t + b) % RING;
-          if (m->ring_tag[i] == t + b && (m->ring_busy[i] & PM(p))) ok = false;
-        }
-        if (!ok) continue;
+      bool ok = true;
+      for (unsigned b = 1; b < u->busy && ok; b++) {
+        uint64_t e = m->ring[(t + b) % RING];
+        if (e >> 8 == t + b && (e & PM(p))) ok = false;
       }
+      if (!ok) continue;
       for (unsigned b = 0; b < u->busy; b++) {
-        unsigned i = (t + b) % RING;
-        if (m->ring_tag[i] != t + b) { m->ring_tag[i] = t + b; m->ring_busy[i] = 0; }
-        m->ring_busy[i] |= (uint8_t)PM(p);
+        uint64_t *e = &m->ring[(t + b) % RING];
+        if (*e >> 8 != t + b) *e = (t + b) << 8;
+        *e |= PM(p);
       }
       *pipe_out = p;
       return t;
