@@ -9,11 +9,15 @@ OPT      = -O1
 else
 BUILD   ?= build
 SANFLAGS =
-OPT      = -O3
+# The timed machine is a long chain of small calls across layers (core ->
+# timing model -> PMU -> tool): link-time optimisation inlines across them
+# (docs/performance.md has the figures).
+OPT      = -O3 -flto=auto
+AR       = gcc-ar
 endif
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) -Isrc
-LDFLAGS += $(SANFLAGS)
+LDFLAGS += $(SANFLAGS) $(filter -O% -flto%,$(CFLAGS))
 LDLIBS  += -lm -lelf -ldw
 
 LAYERS  := util isa guest uarch pmu kernel perfdata tools
@@ -29,7 +33,7 @@ $(BUILD)/profileme: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libprofileme.a: $(LIBOBJS)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)

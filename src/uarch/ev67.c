@@ -6,9 +6,11 @@
  * cross-cluster delay, in which an allowed pipe is free), a completion cycle
  * (class latency, or the memory system's for loads) and an in-order retire
  * cycle. Mispredicts fetch the predicted path until the branch resolves; traps
- * kill the younger instructions fetched before the trap and refetch. Queue
- * occupancy is approximated by the issue cycle of the entry N places earlier
- * (docs/timing.md says where that differs from the chip). */
+ * kill the younger instructions fetched before the trap and refetch. Issue-
+ * queue entries leave when they issue, out of order; docs/timing.md says
+ * where the model differs from the chip. It runs for every instruction, so
+ * the per-instruction paths avoid searches: classify() is cached, operand
+ * readiness is kept per cluster, queue occupancy is counted per cycle. */
 #include "uarch/ev67.h"
 #include "uarch/bpred.h"
 #include "uarch/memsys.h"
