@@ -43,9 +43,10 @@ struct uop {
 
 struct store_rec { uint64_t addr, issue, seq; uint8_t size; };
 
-/* classify() results by instruction word: it runs for every fetched
- * instruction, and code is mostly the same few thousand words. */
-#define UCACHE_BITS 12
+/* classify() results, checked against the instruction word: it runs for every
+ * fetched instruction. Indexed by PC, so straight-line code shares host cache
+ * lines. */
+#define UCACHE_BITS 13
 #define UCACHE (1u << UCACHE_BITS)
 struct ucache_ent { uint32_t raw; uint16_t tag; struct uop u; };   /* tag: id + 1, 0 empty */
 
@@ -297,9 +298,9 @@ static void classify(const struct ev67_config *c, const struct axp_insn *d, stru
 }
 
 /* classify() through the cache. */
-static void classify_cached(struct ev67 *m, const struct axp_insn *d, struct uop *u)
+static void classify_cached(struct ev67 *m, uint64_t pc, const struct axp_insn *d, struct uop *u)
 {
-  struct ucache_ent *e = &m->ucache[(d->raw * 0x9E3779B1u) >> (32 - UCACHE_BITS)];
+  struct ucache_ent *e = &m->ucache[(pc >> 2) & (UCACHE - 1)];
   if (e->tag != d->id + 1u || e->raw != d->raw) {
     classify(&m->cfg, d, &e->u);
     e->raw = d->raw;
@@ -397,7 +398,7 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
       if (!d || !budget) return;
       budget--;
       struct uop u;
-      classify_cached(m, d, &u);
+      classify_cached(m, pc, d, &u);
       struct uop_fate spec;
       struct uop_fate *f = new_fate(m, &spec, pc, kernel);
       f->fetch = c;
@@ -734,7 +735,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
 const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
 {
   struct uop u;
-  classify_cached(m, in->d, &u);
+  classify_cached(m, in->pc, in->d, &u);
   /* Slotting (HRM 2.2 stage 1) statically assigns instructions that may use
    * any integer pipe to the upper or lower subcluster; we alternate by slot
    * position in the fetch block, which spreads independent work over both
