@@ -311,10 +311,24 @@ static void advance(struct ev67_pmu *p, uint64_t T)
     close_window(p);
 }
 
+/* Counts up to the latest fetch cycle less one (see ev67_pmu_observe). */
+static void catch_up(struct ev67_pmu *p)
+{
+  if (p->max_fetch)
+    advance(p, p->max_fetch - 1);
+}
+
+/* The first cycle not yet counted once caught up: events are never queued
+ * before it. */
+static uint64_t horizon(const struct ev67_pmu *p)
+{
+  return max64(p->next, p->max_fetch);
+}
+
 static void ring_push(struct ev67_pmu *p, uint64_t c)
 {
   p->ret_pushes++;
-  c = max64(c, p->next);
+  c = max64(c, horizon(p));
   if (p->ring_count) {
     unsigned t = (p->ring_head + p->ring_count - 1) % EV67_PMU_RING;
     if (p->ring[t].cycle >= c) {   /* same cycle (or out of order: clamped) */
@@ -323,6 +337,8 @@ static void ring_push(struct ev67_pmu *p, uint64_t c)
       return;
     }
   }
+  if (p->ring_count == EV67_PMU_RING)
+    catch_up(p);
   if (p->ring_count == EV67_PMU_RING) {   /* never with an 80-entry window */
     advance(p, p->ring[p->ring_head].cycle);
     c = max64(c, p->next);
@@ -336,8 +352,10 @@ static void ring_push(struct ev67_pmu *p, uint64_t c)
 static void heap_push(struct ev67_pmu *p, uint64_t c, int s)
 {
   if (p->heap_n == EV67_PMU_HEAP)
+    catch_up(p);
+  if (p->heap_n == EV67_PMU_HEAP)
     advance(p, p->heap[0].cycle);
-  c = max64(c, p->next);
+  c = max64(c, horizon(p));
   unsigned i = p->heap_n++;
   p->heap[i] = (struct ev67_pmu_event){ c, 1, (uint32_t)s };
   while (i && p->heap[(i - 1) / 2].cycle > p->heap[i].cycle) {
@@ -347,9 +365,18 @@ static void heap_push(struct ev67_pmu *p, uint64_t c, int s)
   p->heap_total[s]++;
 }
 
+/* Fates arrive in fetch order and no event lands before its fetch, so
+ * counting may run up to the latest fetch cycle less one. In Aggregate mode it
+ * is deferred: the public entry points and the interrupt projection call
+ * catch_up() first, which leaves exactly the state counting after every fate
+ * would have, at a fraction of the cost (one pass over many events). */
+static bool deferred(const struct ev67_pmu *p)
+{
+  return !p->sl0 && !pm_sampling(p);
+}
+
 void ev67_pmu_observe(struct ev67_pmu *p, const struct uop_fate *f)
 {
-  p->max_fetch = max64(p->max_fetch, f->fetch);
   if (p->sl0 && (p->pm == PM_WAIT || p->pm == PM_RESID))
     pm_fetch(p, f);
   /* A squashed instruction does not count as a retire (6.10.2.3.2). */
@@ -360,12 +387,14 @@ void ev67_pmu_observe(struct ev67_pmu *p, const struct uop_fate *f)
     heap_push(p, f->issue, ST_BC);
   if (f->trap == EV67_TRAP_REPLAY)
     heap_push(p, f->end, ST_RP);
-  if (p->max_fetch)
-    advance(p, p->max_fetch - 1);
+  p->max_fetch = max64(p->max_fetch, f->fetch);
+  if (!deferred(p))
+    catch_up(p);
 }
 
 void ev67_pmu_sync(struct ev67_pmu *p, uint64_t cycle)
 {
+  catch_up(p);
   advance(p, cycle);
 }
 
@@ -438,9 +467,10 @@ static uint64_t project_overflow(const struct ev67_pmu *p, int k)
  * register accesses forget it. */
 uint64_t ev67_pmu_irq_cycle(struct ev67_pmu *p)
 {
-  if (p->irq_memo_ok && p->ret_pushes < p->irq_memo_until)
+  if (p->irq_memo_ok && p->ret_pushes < p->irq_memo_until && p->max_fetch <= p->irq_memo_wrap)
     return p->irq_memo;
-  uint64_t best = UINT64_MAX, until = UINT64_MAX;
+  catch_up(p);
+  uint64_t best = UINT64_MAX, until = UINT64_MAX, wrap = UINT64_MAX;
   bool memo = !p->sl0;
   for (int k = 0; k < 2; k++) {
     if (!p->pcen[k])
@@ -452,7 +482,9 @@ uint64_t ev67_pmu_irq_cycle(struct ev67_pmu *p)
       uint64_t have = p->carry[ST_RET] + p->ring_total;
       if (in == IN_RET && have < need)
         until = min64(until, p->ret_pushes + (need - have));
-      else if (in != IN_CYCLES && in != IN_NONE)
+      else if (in == IN_CYCLES)
+        wrap = min64(wrap, t);   /* counting past it (catch_up) raises the request */
+      else if (in != IN_NONE)
         memo = false;
     }
     if (t == UINT64_MAX)
@@ -462,6 +494,7 @@ uint64_t ev67_pmu_irq_cycle(struct ev67_pmu *p)
   p->irq_memo_ok = memo;
   p->irq_memo = best;
   p->irq_memo_until = until;
+  p->irq_memo_wrap = wrap;
   return best;
 }
 
@@ -564,9 +597,17 @@ static void set_pcen(struct ev67_pmu *p, uint64_t v, uint64_t cycle)
   }
 }
 
-uint64_t ev67_pmu_mfpr(struct ev67_pmu *p, unsigned ipr, uint64_t cycle)
+/* A register access or PALcode event: count what observe() deferred, and
+ * forget the remembered interrupt cycle. */
+static void enter(struct ev67_pmu *p)
 {
   p->irq_memo_ok = false;
+  catch_up(p);
+}
+
+uint64_t ev67_pmu_mfpr(struct ev67_pmu *p, unsigned ipr, uint64_t cycle)
+{
+  enter(p);
   switch (ipr) {
   case EV67_IPR_PCTR_CTL:
     return pctr_ctl_read(p, cycle);
@@ -594,7 +635,7 @@ uint64_t ev67_pmu_mfpr(struct ev67_pmu *p, unsigned ipr, uint64_t cycle)
 
 bool ev67_pmu_mtpr(struct ev67_pmu *p, unsigned ipr, uint64_t v, uint64_t cycle)
 {
-  p->irq_memo_ok = false;
+  enter(p);
   switch (ipr) {
   case EV67_IPR_PCTR_CTL:
     pctr_ctl_write(p, v, cycle);
@@ -631,7 +672,7 @@ bool ev67_pmu_mtpr(struct ev67_pmu *p, unsigned ipr, uint64_t v, uint64_t cycle)
 
 void ev67_pmu_leave_pal(struct ev67_pmu *p, uint64_t cycle)
 {
-  p->irq_memo_ok = false;
+  enter(p);
   advance(p, cycle);
   for (int k = 0; k < 2; k++) {
     bool fire = false;
@@ -680,7 +721,7 @@ static void perfmon_enable(struct ev67_pmu *p, uint64_t mask, bool on, uint64_t 
 
 uint64_t ev67_pmu_wrperfmon(struct ev67_pmu *p, uint64_t cmd, uint64_t arg, uint64_t cycle)
 {
-  p->irq_memo_ok = false;
+  enter(p);
   uint64_t v0 = 1;
   switch (cmd) {
   case EV67_PERFMON_DISABLE:

@@ -131,7 +131,7 @@ struct ev67_pmu {
   uint64_t heap_total[3];
   uint64_t ret_pushes;              /* retire events ever queued */
   bool irq_memo_ok;                 /* ev67_pmu_irq_cycle's memo (see there) */
-  uint64_t irq_memo, irq_memo_until;
+  uint64_t irq_memo, irq_memo_until, irq_memo_wrap;
   /* ProfileMe sampler */
   int pm;                        /* enum in ev67_pmu.c: off, waiting, residual, window, done */
   uint64_t pm_fetch_cycle;       /* fetch cycle being counted, and how many in it (<= 4) */

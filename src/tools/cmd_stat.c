@@ -232,7 +232,18 @@ static void on_irq(void *ctx, struct task *t, uint64_t pc)
   r->irqs++;
 }
 
-/* Time accounting for multiplexing, and rotation on perf's tick. */
+/* Time accounting for multiplexing (done per slot, not per instruction: the
+ * time a slot ran is the span of retire cycles it saw), and rotation on
+ * perf's tick. */
+/* Adds dt cycles of enabled time to every hardware event and of running time
+ * to those of the current slot. */
+static void account(struct stat_run *r, uint64_t dt)
+{
+  int *c = r->configs[r->cur];
+  for (int i = 0; i < r->n; i++) if (!r->ev[i].sim) r->ev[i].enabled += dt;
+  for (int k = 0; k < 2; k++) if (c[k] >= 0) r->ev[c[k]].running += dt;
+}
+
 static void on_fate(void *ctx, const struct uop_fate *f)
 {
   struct stat_run *r = ctx;
@@ -242,12 +253,10 @@ static void on_fate(void *ctx, const struct uop_fate *f)
             (unsigned long long)f->map, (unsigned long long)f->issue, (unsigned long long)f->complete,
             (unsigned long long)f->end, f->flags, f->trap, f->level);
   if (!r->nconfigs || !(f->flags & FATE_RETIRED) || f->end <= r->last_cycle) return;
-  uint64_t now = f->end, dt = now - r->last_cycle;
-  int *c = r->configs[r->cur];
-  for (int i = 0; i < r->n; i++) if (!r->ev[i].sim) r->ev[i].enabled += dt;
-  for (int k = 0; k < 2; k++) if (c[k] >= 0) r->ev[c[k]].running += dt;
+  uint64_t now = f->end;
   r->last_cycle = now;
   if (r->nconfigs > 1 && now - r->slot_start >= MUX_CYCLES) {
+    account(r, now - r->slot_start);
     ev67_pmu_sync(timed_pmu(r->timed), now);
     update(r, now, 0);
     r->cur = (r->cur + 1) % r->nconfigs;
@@ -365,10 +374,7 @@ int cmd_stat(int argc, char **argv)
   if (r.nconfigs) {
     ev67_pmu_sync(timed_pmu(r.timed), cycles);
     update(&r, cycles, 0);
-    int *c = r.configs[r.cur];
-    uint64_t dt = cycles > r.last_cycle ? cycles - r.last_cycle : 0;
-    for (int i = 0; i < r.n; i++) if (!r.ev[i].sim) r.ev[i].enabled += dt;
-    for (int k = 0; k < 2; k++) if (c[k] >= 0) r.ev[c[k]].running += dt;
+    account(&r, r.last_cycle - r.slot_start + (cycles > r.last_cycle ? cycles - r.last_cycle : 0));
   }
   for (int i = 0; i < r.n; i++) {
     struct event *e = &r.ev[i];
