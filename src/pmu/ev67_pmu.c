@@ -219,6 +219,7 @@ static void close_window(struct ev67_pmu *p)
  * retires, aborts or traps (6.10.3.2); at least one cycle long (choice). */
 static void pm_select(struct ev67_pmu *p, const struct uop_fate *f)
 {
+  p->irq_memo_ok = false;
   p->prof = *f;
   uint64_t end = max64(f->end, f->fetch);
   p->ovr = 0;
@@ -366,19 +367,24 @@ static void heap_push(struct ev67_pmu *p, uint64_t c, int s)
 }
 
 /* Fates arrive in fetch order and no event lands before its fetch, so
- * counting may run up to the latest fetch cycle less one. In Aggregate mode it
- * is deferred: the public entry points and the interrupt projection call
+ * counting may run up to the latest fetch cycle less one. Outside a ProfileMe
+ * sample it is deferred: the public entry points and the interrupt projection call
  * catch_up() first, which leaves exactly the state counting after every fate
  * would have, at a fraction of the cost (one pass over many events). */
 static bool deferred(const struct ev67_pmu *p)
 {
-  return !p->sl0 && !pm_sampling(p);
+  return !pm_sampling(p);
 }
 
 void ev67_pmu_observe(struct ev67_pmu *p, const struct uop_fate *f)
 {
-  if (p->sl0 && (p->pm == PM_WAIT || p->pm == PM_RESID))
+  if (p->sl0 && (p->pm == PM_WAIT || p->pm == PM_RESID)) {
+    /* Outside a sample only fetches move PCTR0; the one that wraps it opens
+     * a sample, which needs the counting done up to here. */
+    if (p->pm != PM_WAIT || p->ctr[0] == EV67_PCTR_MASK)
+      catch_up(p);
     pm_fetch(p, f);
+  }
   /* A squashed instruction does not count as a retire (6.10.2.3.2). */
   if ((f->flags & FATE_RETIRED) && !(f->flags & FATE_SQUASHED_NOP))
     ring_push(p, f->end);
@@ -471,12 +477,12 @@ uint64_t ev67_pmu_irq_cycle(struct ev67_pmu *p)
     return p->irq_memo;
   catch_up(p);
   uint64_t best = UINT64_MAX, until = UINT64_MAX, wrap = UINT64_MAX;
-  bool memo = !p->sl0;
+  bool memo = !p->sl0 || !pm_sampling(p);   /* ProfileMe: nothing counts between samples */
   for (int k = 0; k < 2; k++) {
     if (!p->pcen[k])
       continue;
     uint64_t t = p->req[k] ? p->req_cycle[k] : project_overflow(p, k);
-    if (!p->req[k] && ctr_enabled(p, k)) {
+    if (!p->sl0 && !p->req[k] && ctr_enabled(p, k)) {
       int in = ctr_input(p, k);
       uint64_t need = CTR_WRAP - p->ctr[k] + (p->suppress[k] ? CTR_WRAP : 0);
       uint64_t have = p->carry[ST_RET] + p->ring_total;
