@@ -373,7 +373,7 @@ static void heap_push(struct ev67_pmu *p, uint64_t c, int s)
  * would have, at a fraction of the cost (one pass over many events). */
 static bool deferred(const struct ev67_pmu *p)
 {
-  return !pm_sampling(p);
+  return !pm_sampling(p) && !p->eager;
 }
 
 void ev67_pmu_observe(struct ev67_pmu *p, const struct uop_fate *f)
@@ -473,7 +473,8 @@ static uint64_t project_overflow(const struct ev67_pmu *p, int k)
  * register accesses forget it. */
 uint64_t ev67_pmu_irq_cycle(struct ev67_pmu *p)
 {
-  if (p->irq_memo_ok && p->ret_pushes < p->irq_memo_until && p->max_fetch <= p->irq_memo_wrap)
+  if (p->irq_memo_ok && !p->eager && p->ret_pushes < p->irq_memo_until &&
+      p->max_fetch <= p->irq_memo_wrap)
     return p->irq_memo;
   catch_up(p);
   uint64_t best = UINT64_MAX, until = UINT64_MAX, wrap = UINT64_MAX;

@@ -131,6 +131,8 @@ struct ev67_pmu {
   uint64_t heap_total[3];
   uint64_t ret_pushes;              /* retire events ever queued */
   bool irq_memo_ok;                 /* ev67_pmu_irq_cycle's memo (see there) */
+  bool eager;                       /* count after every fate and never use the memo: the
+                                       reference the deferred path is tested against */
   uint64_t irq_memo, irq_memo_until, irq_memo_wrap;
   /* ProfileMe sampler */
   int pm;                        /* enum in ev67_pmu.c: off, waiting, residual, window, done */

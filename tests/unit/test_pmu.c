@@ -566,6 +566,76 @@ static void test_wrperfmon(void)
                "oprofile: I_STAT of a plain instruction, last of its fetch block: OVR 0 + 4");
 }
 
+
+/* ---- the deferred counting and the interrupt memo against the eager reference ---- */
+
+/* Two PMUs fed the same random stream (fates, register reads and writes near
+ * the counters' wrap, interrupt acknowledges, syncs, PALcode exits) in every
+ * mode: the default one defers counting and remembers the interrupt cycle,
+ * the other counts after every fate and recomputes it. Every answer must be
+ * the same. */
+static void test_deferred_equals_eager(void)
+{
+  struct ev67_pmu a, b;
+  unsigned mismatches = 0, irqs = 0, ops = 0;
+  for (int mode = 0; mode < 8; mode++) {
+    int sl0 = mode >= 4, sl1 = mode & 3;
+    uint32_t c0 = MASK - (uint32_t)(xorshift() % 3000), c1 = MASK - (uint32_t)(xorshift() % 3000);
+    setup(&a, ctl(sl0, sl1, c0, c1), 10);
+    setup(&b, ctl(sl0, sl1, c0, c1), 10);
+    b.eager = true;
+    uint64_t fetch = 31, last_end = 31;
+    for (int i = 0; i < 20000; i++) {
+      uint64_t r = xorshift(), op = r % 1000;
+      /* Register accesses come at the retire horizon, which may be behind
+       * the fetch stream (then the deferred counting must catch up first). */
+      uint64_t now = fetch + (r >> 8) % 24 - 12;
+      ops++;
+      if (op < 900) {
+        fetch += (r >> 12) % 4 == 0;
+        /* Now and then a fate out of fetch order whose events fall before
+         * what has been counted (they are counted in the first open cycle). */
+        uint64_t ff = (r >> 44) % 64 == 0 && fetch > 40 ? fetch - 30 : fetch;
+        uint64_t end = ff + 1 + (r >> 16) % 60;
+        uint32_t flags = (r >> 24) % 10 ? FATE_RETIRED : (r >> 28) % 2 ? FATE_KILLED_AM : FATE_SQUASHED_NOP;
+        struct uop_fate f = mk(0x10000 + 4 * (uint64_t)i, ff, end, flags);
+        if ((r >> 32) % 8 == 0) { f.level = LVL_MEM; f.issue = ff + 3; }
+        if ((r >> 36) % 16 == 0) f.trap = EV67_TRAP_REPLAY;
+        f.retire_delay = (uint16_t)((r >> 40) % 4);
+        obs(&a, f);
+        obs(&b, f);
+        last_end = end > last_end ? end : last_end;
+      } else if (op < 940) {
+        mismatches += ev67_pmu_mfpr(&a, EV67_IPR_PCTR_CTL, now) != ev67_pmu_mfpr(&b, EV67_IPR_PCTR_CTL, now);
+        mismatches += isum(&a, now) != isum(&b, now);
+      } else if (op < 975) {
+        uint64_t is = isum(&a, now);
+        mismatches += is != isum(&b, now);
+        irqs += (is & (EV67_PC0 | EV67_PC1)) != 0;
+        clear_irq(&a, now);
+        clear_irq(&b, now);
+      } else if (op < 980) {
+        uint64_t w = ctl(sl0, sl1, MASK - (uint32_t)((r >> 16) % 400), MASK - (uint32_t)((r >> 32) % 400));
+        ev67_pmu_mtpr(&a, EV67_IPR_PCTR_CTL, w, now);
+        ev67_pmu_mtpr(&b, EV67_IPR_PCTR_CTL, w, now);
+      } else if (op < 995) {
+        ev67_pmu_sync(&a, now);
+        ev67_pmu_sync(&b, now);
+      } else {
+        ev67_pmu_leave_pal(&a, now);
+        ev67_pmu_leave_pal(&b, now);
+      }
+      mismatches += ev67_pmu_irq_cycle(&a) != ev67_pmu_irq_cycle(&b);
+    }
+    uint64_t end = last_end + 100;
+    mismatches += ev67_pmu_mfpr(&a, EV67_IPR_PCTR_CTL, end) != ev67_pmu_mfpr(&b, EV67_IPR_PCTR_CTL, end);
+    mismatches += ev67_pmu_mfpr(&a, EV67_IPR_PMPC, end) != ev67_pmu_mfpr(&b, EV67_IPR_PMPC, end);
+    mismatches += ev67_pmu_mfpr(&a, EV67_IPR_I_STAT, end) != ev67_pmu_mfpr(&b, EV67_IPR_I_STAT, end);
+  }
+  CHECK_EQ_U64(mismatches, 0, "deferred counting = eager counting over %u operations in 8 modes", ops);
+  CHECK(irqs > 100, "the random stream reached the interrupts it is meant to test (%u)", irqs);
+}
+
 int main(void)
 {
   test_registers();
@@ -585,5 +655,6 @@ int main(void)
   test_pm_status();
   test_pm_uniformity();
   test_wrperfmon();
+  test_deferred_equals_eager();
   return check_done();
 }
