@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# `make bench`: speed figures for the functional core. Builds the kernels in
+# `make bench`: speed figures. Builds the kernels in
 # bench/ for Alpha into $BUILD/bench/ (loop static, with -Wl,--no-relax for the
 # binutils relaxation bug; libc and hello dynamic), runs each under
 # `profileme run --stats` and under qemu-alpha, best of BENCH_REPS runs
 # (default 3), and prints guest instructions (from --stats), wall times, MIPS
-# and qemu_time / profileme_time (above 1: profileme is faster). Figures, not a
-# pass/fail test; it fails only if a program cannot be built or run.
-#   BENCH_LOOP_ITERS (default 350000000), BENCH_LIBC_ROUNDS (default 4)
+# and qemu_time / profileme_time (above 1: profileme is faster). Then the timed
+# machine (timing model + PMU, `profileme stat`) against the functional core,
+# and ProfileMe sampling (`profileme record`). Figures, not a pass/fail test;
+# it fails only if a program cannot be built or run.
+#   BENCH_LOOP_ITERS (default 350000000), BENCH_LIBC_ROUNDS (default 4),
+#   BENCH_TIMED_LOOP_ITERS (default 20000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -77,3 +80,12 @@ bench_timed() {
 bench_timed loop "${BENCH_TIMED_LOOP_ITERS:-20000000}"
 bench_timed libc 1
 echo "slowdown = timed wall time / functional-only wall time on the same run."
+
+# ProfileMe sampling: profileme record with its default event (cycles:p) on
+# the same libc run; MIPS counts the instructions stat retired above.
+rec=$(mktemp -d); trap 'rm -f "$tmp"; rm -rf "$rec"' EXIT
+r=$(best_time "$PROFILEME" record -q -o "$rec/perf.data" -- "$out/libc" 1)
+insns=$("$PROFILEME" stat -x, -e instructions -- "$out/libc" 1 2>&1 >/dev/null | cut -d, -f1)
+awk -v i="$insns" -v r="$r" 'BEGIN {
+  printf "\nrecord   %14.0f %10.3f %10.1f   (libc, ProfileMe sampling)\n", i, r, i / r / 1e6 }'
+
