@@ -115,6 +115,8 @@ static const uint8_t pipe_order[2][NPIPES] = {
   { P_U1, P_L1, P_L0, P_U0, P_FA, P_FM },
 };
 static const uint8_t pipe_cluster[NPIPES] = { 0, 1, 0, 1, 2, 2 };
+static const uint8_t cluster_pipes[3] = { PM(P_U0) | PM(P_L0), PM(P_U1) | PM(P_L1),
+                                          PM(P_FA) | PM(P_FM) };
 
 struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev67_fate_fn sink,
                          void *ctx)
@@ -443,16 +445,13 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
     if (r < 32 && pc < 2 && m->rview[2][r] >= latest) { latest = m->rview[2][r]; home = pc; }
   }
   uint64_t first = UINT64_MAX;
-  if (u->pipes & (PM(P_U0) | PM(P_L0))) first = rdy[0];
-  if ((u->pipes & (PM(P_U1) | PM(P_L1))) && rdy[1] < first) first = rdy[1];
-  if ((u->pipes & (PM(P_FA) | PM(P_FM))) && rdy[2] < first) first = rdy[2];
+  for (int cl = 0; cl < 3; cl++)
+    if ((u->pipes & cluster_pipes[cl]) && rdy[cl] < first) first = rdy[cl];
   if (first > t) t = first;   /* nothing can issue before its operands */
   /* When the home cluster's pipes are busy in a cycle the operands were
    * ready, switch to the other cluster from the next cycle: the chain moves
    * and the load spreads over both clusters. */
   unsigned pref = home;
-  static const uint8_t cl_pipes[3] = { PM(P_U0) | PM(P_L0), PM(P_U1) | PM(P_L1),
-                                         PM(P_FA) | PM(P_FM) };
   for (unsigned tries = 0; tries < RING / 2; tries++, t++) {
     uint64_t *slot = &m->ring[t % RING];
     unsigned busy_now = *slot >> 8 == t ? (unsigned)(*slot & 0xFF) : 0;
@@ -460,7 +459,7 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
      * its candidate list gives them in arbitration order. */
     unsigned avail = u->pipes & ~busy_now;
     for (int cl = 0; cl < 3; cl++)
-      if (rdy[cl] > t) avail &= ~(unsigned)cl_pipes[cl];
+      if (rdy[cl] > t) avail &= ~(unsigned)cluster_pipes[cl];
     if (avail && u->busy == 1) {
       unsigned p = m->cand[pref][avail][0];
       *slot = t << 8 | busy_now | PM(p);
