@@ -126,6 +126,8 @@ struct task_event {
   const char *path;
 };
 
+struct physmem;
+
 struct machine_opts {
   const char *sysroot;       /* where absolute guest paths are looked up first */
   uint64_t seed;
@@ -163,11 +165,15 @@ struct machine {
   void *rec_ctx;
   /* How the first process died when a fault signal killed it, for the message. */
   struct { bool valid; int sig; uint64_t pc, addr; } fatal;
+  struct physmem *phys;      /* simulated RAM, created on first use (machine_phys) */
 };
 
 /* Creates a machine. Returns NULL on allocation failure. */
 struct machine *machine_create(const struct machine_opts *opt);
 void machine_destroy(struct machine *m);
+/* The machine's physical memory (guest/phys.h), created on first use; NULL
+ * if the host refuses it. */
+struct physmem *machine_phys(struct machine *m);
 
 /* Starts the first process: loads path (a host path) with argv/envp. Returns 0 or
  * PM_E*; *detail gets a short description of what failed (e.g. the interpreter). */

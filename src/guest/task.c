@@ -4,6 +4,7 @@
  * when woken. When every task is blocked the scheduler polls the host fds waited
  * on, or jumps virtual time to the earliest deadline. */
 #include "guest/kernel.h"
+#include "guest/phys.h"
 #include "guest/loader.h"
 #include "util/err.h"
 #include <errno.h>
@@ -857,5 +858,12 @@ void machine_destroy(struct machine *m)
     p = n;
   }
   pc_counts_free(&m->cpus[0].unaligned);
+  phys_destroy(m->phys);
   free(m);
+}
+
+struct physmem *machine_phys(struct machine *m)
+{
+  if (!m->phys) m->phys = phys_create(PHYS_DEFAULT_BYTES);
+  return m->phys;
 }

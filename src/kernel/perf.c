@@ -11,6 +11,7 @@
 
 struct perf_ctx {
   struct perf_sysctl sys;
+  struct physmem *phys;
   perf_clock_fn clock;
   void *clock_ctx;
   const struct pmu *pmus[8];
@@ -20,11 +21,14 @@ struct perf_ctx {
   uint64_t next_tick, next_rotate;
 };
 
-struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, perf_clock_fn clock, void *clock_ctx)
+struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, struct physmem *phys,
+                                 perf_clock_fn clock, void *clock_ctx)
 {
+  if (!phys) return NULL;
   struct perf_ctx *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   c->sys = *sys;
+  c->phys = phys;
   if (!c->sys.max_sample_rate) c->sys.max_sample_rate = 100000;
   if (!c->sys.mux_interval_ms) c->sys.mux_interval_ms = 4;
   if (!c->sys.hz) c->sys.hz = 250;
@@ -140,19 +144,37 @@ int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int
 
 /* ---- ring buffer ---- */
 
+static void rb_free(struct physmem *phys, struct perf_rb *rb)
+{
+  phys_unmap(rb->view, rb->nframes);
+  if (rb->pfns) phys_free(phys, rb->nframes, rb->pfns);
+  free(rb->pfns);
+  free(rb);
+}
+
 int perf_event_mmap(struct perf_event *e, size_t data_pages, size_t page_size)
 {
-  if (e->rb) return -EINVAL;
-  if (!data_pages || (data_pages & (data_pages - 1))) return -EINVAL;
+  if (e->rb || page_size != PHYS_PAGE) return -EINVAL;
+  if (!data_pages || (data_pages & (data_pages - 1)) || data_pages > (1u << 20)) return -EINVAL;
+  struct physmem *phys = e->ctx->phys;
   struct perf_rb *rb = calloc(1, sizeof *rb);
   if (!rb) return -ENOMEM;
-  rb->user = calloc(1, page_size);
-  rb->size = (uint64_t)data_pages * page_size;
-  rb->data = calloc(1, rb->size);
-  if (!rb->user || !rb->data) { free(rb->user); free(rb->data); free(rb); return -ENOMEM; }
+  rb->nframes = 1 + data_pages;
+  rb->size = (uint64_t)data_pages * PHYS_PAGE;
+  rb->pfns = malloc(rb->nframes * sizeof *rb->pfns);
+  if (!rb->pfns || phys_alloc(phys, rb->nframes, false, rb->pfns) != 0) {
+    free(rb->pfns);
+    rb->pfns = NULL;
+    rb_free(phys, rb);
+    return -ENOMEM;
+  }
+  rb->view = phys_map(phys, rb->nframes, rb->pfns);
+  if (!rb->view) { rb_free(phys, rb); return -ENOMEM; }
+  for (size_t i = 0; i < rb->nframes; i++) memset(phys_frame(phys, rb->pfns[i]), 0, PHYS_PAGE);
+  rb->user = (struct perf_event_mmap_page *)phys_frame(phys, rb->pfns[0]);
   rb->user->version = 0;
   rb->user->compat_version = 0;
-  rb->user->data_offset = page_size;
+  rb->user->data_offset = PHYS_PAGE;
   rb->user->data_size = rb->size;
   rb->refs = 1;
   e->rb = rb;
@@ -167,13 +189,15 @@ int perf_event_set_output(struct perf_event *e, struct perf_event *target)
   return 0;
 }
 
-struct perf_event_mmap_page *perf_event_user_page(struct perf_event *e) { return e->rb ? e->rb->user : NULL; }
+struct perf_event_mmap_page *perf_event_user_page(struct perf_event *e)
+{
+  return e->rb ? (struct perf_event_mmap_page *)e->rb->view : NULL;
+}
 
 const uint8_t *perf_event_data(struct perf_event *e, uint64_t *size)
 {
-  if (!e->rb) return NULL;
-  *size = e->rb->size;
-  return e->rb->data;
+  *size = e->rb ? e->rb->size : 0;
+  return e->rb ? e->rb->view + PHYS_PAGE : NULL;
 }
 
 /* Copies a finished record into the ring; returns false (and counts it lost)
@@ -184,12 +208,19 @@ static bool rb_space(struct perf_rb *rb, uint64_t need)
   return rb->size - (head - tail) >= need;
 }
 
-static void rb_copy(struct perf_rb *rb, const void *src, uint64_t len)
+/* Writes page by page through the direct map, wrapping at the end. */
+static void rb_copy(struct physmem *phys, struct perf_rb *rb, const void *src, uint64_t len)
 {
   uint64_t head = rb->user->data_head, off = head & (rb->size - 1);
-  uint64_t first = rb->size - off < len ? rb->size - off : len;
-  memcpy(rb->data + off, src, first);
-  memcpy(rb->data, (const uint8_t *)src + first, len - first);
+  const uint8_t *p = src;
+  for (uint64_t left = len; left;) {
+    uint64_t in_page = off % PHYS_PAGE, n = PHYS_PAGE - in_page;
+    if (n > left) n = left;
+    memcpy(phys_frame(phys, rb->pfns[1 + off / PHYS_PAGE]) + in_page, p, n);
+    p += n;
+    left -= n;
+    off = (off + n) & (rb->size - 1);
+  }
   __atomic_store_n(&rb->user->data_head, head + len, __ATOMIC_RELEASE);
 }
 
@@ -223,7 +254,7 @@ static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_
     size_t n = 24 + id_trailer(e, lost + 24, pid, tid, perf_ctx_time(e->ctx));
     h->size = (uint16_t)n;
     if (!rb_space(rb, n + len)) { rb->lost++; e->lost++; return; }
-    rb_copy(rb, lost, n);
+    rb_copy(e->ctx->phys, rb, lost, n);
     rb->lost = 0;
   }
   if (!rb_space(rb, len)) {
@@ -232,7 +263,7 @@ static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_
     e->lost++;
     return;
   }
-  rb_copy(rb, rec, len);
+  rb_copy(e->ctx->phys, rb, rec, len);
 }
 
 /* ---- samples ---- */
@@ -458,11 +489,7 @@ void perf_event_close(struct perf_event *e)
   if (e->active) e->pmu->del(e, PERF_EF_UPDATE);
   for (struct perf_event **pp = &c->events; *pp; pp = &(*pp)->next)
     if (*pp == e) { *pp = e->next; break; }
-  if (e->rb && --e->rb->refs == 0) {
-    free(e->rb->user);
-    free(e->rb->data);
-    free(e->rb);
-  }
+  if (e->rb && --e->rb->refs == 0) rb_free(c->phys, e->rb);
   free(e);
 }
 

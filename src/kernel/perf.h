@@ -9,6 +9,7 @@
  * space" (the tools) is byte for byte what Linux produces. */
 #ifndef KERNEL_PERF_H
 #define KERNEL_PERF_H
+#include "guest/phys.h"
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,10 +86,15 @@ struct perf_event {
   struct perf_event *next;
 };
 
-/* perf_event_mmap_page + data pages; owned by the ring's events. */
+/* perf_event_mmap_page + data pages; owned by the ring's events. The pages
+ * are frames of the machine's physical memory, not necessarily contiguous:
+ * the kernel writes them through its direct map, the tool reads the
+ * contiguous view its mmap gave it. */
 struct perf_rb {
-  struct perf_event_mmap_page *user;   /* the first "page" */
-  uint8_t *data;
+  struct perf_event_mmap_page *user;   /* the first frame, through the direct map */
+  uint64_t *pfns;                /* 1 + size / PHYS_PAGE frames */
+  size_t nframes;
+  uint8_t *view;                 /* the tool's mapping of all of them */
   uint64_t size;                 /* data bytes, a power of two */
   uint64_t lost;                 /* records dropped since the last LOST record */
   uint64_t lost_id;
@@ -107,8 +113,9 @@ struct perf_sysctl {
 /* The clock the context's TIME fields and ticks use (ns). */
 typedef uint64_t (*perf_clock_fn)(void *ctx);
 
-/* Returns a new context, or NULL. */
-struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, perf_clock_fn clock, void *clock_ctx);
+/* Returns a new context whose ring buffers come from phys, or NULL. */
+struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, struct physmem *phys,
+                                 perf_clock_fn clock, void *clock_ctx);
 void perf_ctx_destroy(struct perf_ctx *c);
 /* Registers a PMU driver (the core tries them in order). */
 void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu);
@@ -118,7 +125,8 @@ void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu);
  * *out set, or -errno exactly as the syscall would fail. */
 int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *attr, int pid, int cpu,
                     struct perf_event *group, struct perf_event **out);
-/* mmap(2) of 1 + 2^n pages of page_size bytes: the ring buffer. Returns 0 or -errno. */
+/* mmap(2) of 1 + 2^n pages of page_size bytes (PHYS_PAGE, as the kernel's
+ * PAGE_SIZE): the ring buffer. Returns 0 or -errno (EINVAL, ENOMEM). */
 int perf_event_mmap(struct perf_event *e, size_t data_pages, size_t page_size);
 /* PERF_EVENT_IOC_SET_OUTPUT: e writes into target's ring. */
 int perf_event_set_output(struct perf_event *e, struct perf_event *target);

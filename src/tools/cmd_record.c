@@ -263,7 +263,7 @@ int cmd_record(int argc, char **argv)
   r.m = m;
   const struct timed_ops ops = { NULL, on_irq, on_kernel };
   r.timed = timed_create(m, &ev67_default_config, &ops, &r);
-  r.perf = perf_ctx_create(&sys, guest_ns, &r);
+  r.perf = perf_ctx_create(&sys, machine_phys(m), guest_ns, &r);
   r.tmp = malloc(65536);
   if (!r.timed || !r.perf || !r.tmp) { fprintf(stderr, "profileme record: out of memory\n"); return 1; }
   perf_pmu_register(r.perf, perf_sw_pmu());
@@ -294,8 +294,12 @@ int cmd_record(int argc, char **argv)
       return 1;
     }
     r.nev++;
-    if (i == 0) perf_event_mmap(r.ev[0], RING_PAGES, PAGE);
-    else perf_event_set_output(r.ev[i], r.ev[0]);
+    int me = i == 0 ? perf_event_mmap(r.ev[0], RING_PAGES, PAGE) : perf_event_set_output(r.ev[i], r.ev[0]);
+    if (me) {
+      fprintf(stderr, "profileme record: cannot map the ring buffer: %s\n", strerror(-me));
+      pd_writer_close(r.w);
+      return 1;
+    }
     uint64_t id = r.ev[i]->id;
     pd_writer_add_event(r.w, &attrs[i], r.names[i], &id, 1);
   }

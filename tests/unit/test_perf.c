@@ -1,13 +1,15 @@
 /* The perf_events core against Linux's ABI: attribute validation errors,
  * paranoid checks, the SAMPLE layout per sample_type (perf-abi §2.2), the
  * RAW padding rule, the ring-buffer head/tail protocol with a LOST record
- * before the next record that fits, and throttling. A fake PMU drives it. */
+ * before the next record that fits, throttling, and a ring of scattered
+ * physical frames. A fake PMU drives it. */
 #include "check.h"
 #include "kernel/perf.h"
 #include <errno.h>
 #include <string.h>
 
 static uint64_t fake_time;
+static struct physmem *ram;   /* where the ring buffers come from */
 static uint64_t clock_fn(void *ctx) { (void)ctx; return fake_time; }
 
 static int fake_init(struct perf_event *e) { return e->attr.type == PERF_TYPE_RAW ? 0 : -ENOENT; }
@@ -21,14 +23,67 @@ static struct pmu fake = { "fake", PERF_TYPE_RAW, NULL, fake_init, fake_add, fak
 static struct perf_ctx *ctx(int paranoid, bool priv)
 {
   struct perf_sysctl s = { .paranoid = paranoid, .privileged = priv };
-  struct perf_ctx *c = perf_ctx_create(&s, clock_fn, NULL);
+  struct perf_ctx *c = perf_ctx_create(&s, ram, clock_fn, NULL);
   perf_pmu_register(c, &fake);
   perf_pmu_register(c, perf_sw_pmu());
   return c;
 }
 
+/* A ring of scattered frames: records that cross frame boundaries and the
+ * wrap read back whole through the tool's contiguous view. */
+static void test_scattered_ring(void)
+{
+  phys_scatter(ram, 12345);
+  /* A sample rate high enough that 1000 interrupts in one tick do not throttle. */
+  struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .max_sample_rate = 10000000 };
+  struct perf_ctx *c = perf_ctx_create(&sys, ram, clock_fn, NULL);
+  perf_pmu_register(c, &fake);
+  struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1,
+                               .sample_period = 1000, .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_RAW };
+  struct perf_event *e = NULL;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "event for the scattered ring");
+  CHECK_EQ_U64(perf_event_mmap(e, 4, 4096), (uint64_t)-EINVAL, "mmap with a page size not the kernel's: EINVAL");
+  CHECK_EQ_U64(perf_event_mmap(e, 3, PHYS_PAGE), (uint64_t)-EINVAL, "mmap of 3 data pages: EINVAL");
+  CHECK_EQ_U64(perf_event_mmap(e, 4, PHYS_PAGE), 0, "mmap of 4 data pages");
+  unsigned contiguous = 0;
+  for (size_t i = 1; i < e->rb->nframes; i++) contiguous += e->rb->pfns[i] == e->rb->pfns[i - 1] + 1;
+  CHECK(contiguous < 2, "the frames are scattered (%u of 4 neighbours contiguous)", contiguous);
+  struct perf_event_mmap_page *up = perf_event_user_page(e);
+  uint64_t size;
+  const uint8_t *d = perf_event_data(e, &size);
+  uint8_t payload[300];
+  unsigned bad = 0, records = 0;
+  for (unsigned i = 0; i < 1000; i++) {
+    for (unsigned j = 0; j < sizeof payload; j++) payload[j] = (uint8_t)(i * 7 + j);
+    struct perf_sample s = { .ip = 0x120000000 + i, .raw = payload, .raw_size = sizeof payload };
+    uint64_t head = up->data_head;
+    perf_event_overflow(e, &s);
+    /* Read it back as a consumer does, byte by byte modulo the size. */
+    uint8_t rec[512];
+    struct perf_event_header h;
+    for (unsigned k = 0; k < sizeof h; k++) ((uint8_t *)&h)[k] = d[(head + k) & (size - 1)];
+    for (unsigned k = 0; k < h.size && k < sizeof rec; k++) rec[k] = d[(head + k) & (size - 1)];
+    uint64_t ip;
+    memcpy(&ip, rec + 8, 8);
+    bad += h.type != PERF_RECORD_SAMPLE || ip != 0x120000000ull + i || memcmp(rec + 20, payload, sizeof payload);
+    records++;
+    __atomic_store_n(&up->data_tail, up->data_head, __ATOMIC_RELEASE);
+  }
+  CHECK(up->data_head > 3 * size, "the ring wrapped several times (head %llu)", (unsigned long long)up->data_head);
+  CHECK_EQ_U64(bad, 0, "%u records across scattered frames read back intact", records);
+  uint64_t free_before = phys_free_frames(ram);
+  perf_event_close(e);
+  CHECK_EQ_U64(phys_free_frames(ram), free_before + 5, "closing the last event frees the ring's 5 frames");
+  perf_ctx_destroy(c);
+  phys_scatter(ram, 0);
+}
+
 int main(void)
 {
+  ram = phys_create(64ull << 20);
+  CHECK(ram != NULL, "64 MB of simulated RAM");
+  if (!ram) return check_done();
+  test_scattered_ring();
   struct perf_ctx *c = ctx(2, false);
   struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1,
                                .sample_period = 1000, .exclude_kernel = 1 };
@@ -61,7 +116,7 @@ int main(void)
                   PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT;
   a.sample_id_all = 1;
   CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "privileged event");
-  CHECK_EQ_U64(perf_event_mmap(e, 1, 4096), 0, "mmap one data page");
+  CHECK_EQ_U64(perf_event_mmap(e, 1, PHYS_PAGE), 0, "mmap one data page");
   fake_time = 777;
   uint8_t payload[5] = { 1, 2, 3, 4, 5 };
   struct perf_sample s = { .ip = 0x120000010, .pid = 7, .tid = 8, .period = 1000, .weight = 42,
@@ -90,8 +145,8 @@ int main(void)
   /* Fill the page without consuming: the overflow is counted and a LOST
    * record comes first once the consumer makes room. */
   int written = 1;
-  for (int i = 0; i < 100; i++) perf_event_overflow(e, &s), written++;
-  CHECK(up->data_head <= 4096 && e->lost > 0, "full buffer drops records (head %llu, lost %llu)",
+  for (int i = 0; i < 200; i++) perf_event_overflow(e, &s), written++;
+  CHECK(up->data_head <= PHYS_PAGE && e->lost > 0, "full buffer drops records (head %llu, lost %llu)",
         (unsigned long long)up->data_head, (unsigned long long)e->lost);
   uint64_t lost_before = e->lost;
   __atomic_store_n(&up->data_tail, up->data_head, __ATOMIC_RELEASE);
@@ -129,10 +184,10 @@ int main(void)
 
   /* Throttling: more than max_sample_rate / HZ interrupts in a tick. */
   struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .max_sample_rate = 1000, .hz = 100 };
-  c = perf_ctx_create(&sys, clock_fn, NULL);
+  c = perf_ctx_create(&sys, ram, clock_fn, NULL);
   perf_pmu_register(c, &fake);
   CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "event for throttling");
-  perf_event_mmap(e, 4, 4096);
+  perf_event_mmap(e, 4, PHYS_PAGE);
   int throttled = 0;
   for (int i = 0; i < 20; i++) throttled += perf_event_overflow(e, &s);
   CHECK_EQ_U64(throttled, 1, "throttled once after 10 interrupts in a tick");
@@ -141,5 +196,6 @@ int main(void)
   CHECK(!e->hw.throttled, "unthrottled at the next tick");
   perf_event_close(e);
   perf_ctx_destroy(c);
+  phys_destroy(ram);
   return check_done();
 }
