@@ -62,9 +62,10 @@ FUZZ_FLAGS  = -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Isrc -fno-omit-frame-pointer 
 FUZZ_ISA   := $(wildcard src/util/*.c src/isa/*.c)
 FUZZ_GUEST := $(FUZZ_ISA) $(wildcard src/guest/*.c src/uarch/*.c src/pmu/*.c)
 FUZZ_PERFDATA := $(wildcard src/util/*.c src/perfdata/*.c)
+FUZZ_ATTR  := $(FUZZ_ISA) $(wildcard src/pmu/*.c src/kernel/*.c) src/guest/phys.c src/tools/events.c
 FUZZ_HDRS  := $(wildcard src/*/*.h src/*/*.def)
 
-fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode build/fuzz/fuzz_perfdata
+fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode build/fuzz/fuzz_perfdata build/fuzz/fuzz_attr
 
 build/fuzz/fuzz_elf: fuzz/fuzz_elf.c $(FUZZ_GUEST) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
@@ -77,6 +78,10 @@ build/fuzz/fuzz_decode: fuzz/fuzz_decode.c $(FUZZ_ISA) $(FUZZ_HDRS)
 build/fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c $(FUZZ_PERFDATA) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_perfdata.c $(FUZZ_PERFDATA) -lelf
+
+build/fuzz/fuzz_attr: fuzz/fuzz_attr.c $(FUZZ_ATTR) $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_attr.c $(FUZZ_ATTR) -lm
 
 fuzz-ci: fuzz
 	fuzz/ci.sh

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `make fuzz-ci`: a short, bounded run of every libFuzzer harness in
-# $FUZZ_BUILD (default build/fuzz), FUZZ_TIME seconds each (default 25), both
-# at once on separate cores, in fork mode so that a finding does not end the
+# $FUZZ_BUILD (default build/fuzz), FUZZ_TIME seconds each (default 25), all
+# at once, in fork mode so that a finding does not end the
 # run. Seeds are made on the fly: Alpha programs built from tests/guest (whole
 # and cut to 4 KB) for fuzz_elf, and runs of words from their .text sections
 # for fuzz_decode; fuzz_perfdata starts from the perf.data files in
-# tests/perfdata. Each finding is replayed and compared with
+# tests/perfdata, fuzz_attr from event names. Each finding is replayed and compared with
 # fuzz/known-issues.tsv: known ones print as "KNOWN", new ones as "FAIL" with
 # the reproducer path and the sanitizer's stack. Exits 1 on any new finding.
 # Replay a reproducer with: build/fuzz/fuzz_NAME FILE. FUZZ_REPORT_ONLY=1
@@ -22,8 +22,8 @@ max_slow=2             # timeouts and ooms replayed per harness (each takes seco
 seeds=$out/seeds
 if [ "${FUZZ_REPORT_ONLY:-0}" != 1 ]; then
 rm -rf "$seeds" "$out/corpus" "$out/artifacts" "$out/replays"
-mkdir -p "$seeds/elf" "$seeds/decode" "$seeds/perfdata" "$out/corpus/elf" "$out/corpus/decode" \
-  "$out/corpus/perfdata" "$out/artifacts"
+mkdir -p "$seeds/elf" "$seeds/decode" "$seeds/perfdata" "$seeds/attr" "$out/corpus/elf" \
+  "$out/corpus/decode" "$out/corpus/perfdata" "$out/corpus/attr" "$out/artifacts"
 
 # ELF seeds: a few small guest programs, dynamic (static ones are 700 KB, too
 # big to mutate quickly); one also stripped, one as a PIE.
@@ -54,8 +54,17 @@ for b in "$seeds"/elf/*; do
   rm -f "$t"
 done
 cp tests/perfdata/*.data "$seeds/perfdata/" 2>/dev/null
+# Attribute seeds: event names (first byte odd: a name; bit 3: privileged).
+i=0
+for spec in cycles cycles:p cycles:pp instructions:u cache-misses mbox-replays r2 cpu-clock \
+            page-faults cpu/event=1,profileme=1/ cpu/event=2,profileme=1,random=1/ \
+            cpu/cycles,profileme=1,config1=7/; do
+  printf '\001%s' "$spec" >"$seeds/attr/name$i"
+  printf '\011%s' "$spec" >"$seeds/attr/priv$i"
+  i=$((i + 1))
+done
 echo "fuzz: seeds: $(ls "$seeds/elf" | wc -l) ELF files, $(ls "$seeds/decode" | wc -l) code runs," \
-  "$(ls "$seeds/perfdata" | wc -l) perf.data files; ${secs}s per harness"
+  "$(ls "$seeds/perfdata" | wc -l) perf.data files, $(ls "$seeds/attr" | wc -l) events; ${secs}s per harness"
 fi
 
 # fuzz NAME: runs one harness in fork mode; the log goes to $out/NAME.log.
@@ -124,7 +133,7 @@ report() {
 
 fail=0
 pids=()
-for name in elf decode perfdata; do
+for name in elf decode perfdata attr; do
   if [ ! -x "$out/fuzz_$name" ]; then
     echo "FAIL fuzz_$name: $out/fuzz_$name not built (make fuzz)"; fail=1; continue
   fi

@@ -1,0 +1,109 @@
+/* libFuzzer harness for what users and programs hand the perf layer: event
+ * names as -e takes them (tools/events.c) and raw perf_event_attr bytes
+ * (perf_event_open's copy and checks, the Alpha driver's event_init). The
+ * first byte picks which and the paranoid level. An accepted event is then
+ * mapped, enabled, driven through PMU interrupts by synthetic fates, read,
+ * ticked and closed. perf_event_open must answer 0 or an errno Linux uses
+ * there; a crash or a sanitizer report is a bug. */
+#include "guest/phys.h"
+#include "kernel/alpha_pmu.h"
+#include "kernel/perf.h"
+#include "tools/events.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct env { uint64_t cycle, rng; };
+
+static uint64_t now_fn(void *ctx) { return ((struct env *)ctx)->cycle; }
+static uint64_t clock_fn(void *ctx) { return ((struct env *)ctx)->cycle * 3 / 2; }
+static bool insn_fn(void *ctx, uint64_t pc, uint32_t *word)
+{
+  (void)ctx;
+  *word = pc & 4 ? 0xa4300008u /* ldq t0,8(a0) */ : 0x40203401u /* addq t0,1,t0 */;
+  return true;
+}
+static uint64_t rnd_fn(void *ctx)
+{
+  struct env *v = ctx;
+  v->rng ^= v->rng << 13;
+  v->rng ^= v->rng >> 7;
+  v->rng ^= v->rng << 17;
+  return v->rng;
+}
+
+static bool linux_errno(int e)
+{
+  switch (-e) {
+  case EINVAL: case E2BIG: case EACCES: case EOPNOTSUPP: case ENOENT: case EPERM: case ENOMEM:
+  case EBUSY: case ENOSPC: case EFAULT:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  static struct physmem *ram;
+  if (!ram && !(ram = phys_create(16ull << 20))) abort();
+  if (size < 1) return 0;
+  static _Alignas(8) uint8_t attr_buf[4096 + 64];
+  memset(attr_buf, 0, sizeof attr_buf);
+  struct perf_event_attr *attr = (struct perf_event_attr *)attr_buf;
+  if (data[0] & 1) {
+    /* An event name, as on the command line. */
+    char spec[256];
+    size_t n = size - 1 < sizeof spec - 1 ? size - 1 : sizeof spec - 1;
+    memcpy(spec, data + 1, n);
+    spec[n] = '\0';
+    if (event_parse(spec, attr) != 0) return 0;
+    attr->sample_period = 1000;
+    attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
+  } else {
+    /* Raw attribute bytes, as a program passes them to the syscall. */
+    memcpy(attr_buf, data + 1, size - 1 < 4096 ? size - 1 : 4096);
+  }
+  struct perf_sysctl sys = { .paranoid = (data[0] >> 1) % 4 - 1, .privileged = data[0] & 8 };
+  struct env v = { 100, 0x9E3779B97F4A7C15ull };
+  struct ev67_pmu hw;
+  ev67_pmu_init(&hw, 0x20000);
+  struct perf_ctx *c = perf_ctx_create(&sys, ram, clock_fn, &v);
+  if (!c) abort();
+  perf_pmu_register(c, perf_sw_pmu());
+  const struct alpha_pmu_env penv = { &hw, now_fn, insn_fn, rnd_fn, &v };
+  struct alpha_pmu *drv = alpha_pmu_create(c, &penv);
+  if (!drv) abort();
+  struct perf_event *e = NULL;
+  int err = perf_event_open(c, attr, 1000, -1, NULL, &e);
+  if (err && !linux_errno(err)) abort();
+  if (!err) {
+    perf_event_mmap(e, 2, PHYS_PAGE);
+    perf_event_enable(e);
+    for (int i = 0; i < 3000; i++) {
+      struct uop_fate f;
+      memset(&f, 0, sizeof f);
+      f.pc = 0x120000000ull + 4 * (uint64_t)(i % 16);
+      f.seq = (uint64_t)i;
+      f.fetch = v.cycle;
+      f.issue = v.cycle + 3;
+      f.end = v.cycle + 8 + (uint64_t)(i % 5);
+      f.flags = i % 7 ? FATE_RETIRED : FATE_TRAP | FATE_MISPREDICT | FATE_RETIRED;
+      f.trap = EV67_TRAP_NONE;
+      f.level = i % 11 ? LVL_L1 : LVL_MEM;
+      ev67_pmu_observe(&hw, &f);
+      if (i % 4 == 3) v.cycle++;
+      if (ev67_pmu_irq_cycle(&hw) <= v.cycle) alpha_pmu_irq(drv, 1000, 1000, f.pc, i % 13 == 0);
+      if (i % 1000 == 999) perf_ctx_tick(c, 1000, 1000, f.pc, false);
+    }
+    uint64_t buf[8];
+    perf_event_read(e, buf, sizeof buf);
+    perf_event_disable(e);
+    perf_event_close(e);
+  }
+  alpha_pmu_destroy(drv);
+  perf_ctx_destroy(c);
+  return 0;
+}
