@@ -133,8 +133,7 @@ static int64_t do_iov(struct machine *m, struct task *t, const uint64_t *a, bool
     if (sys_get(t, a[1] + 16 * i, v, sizeof v)) return -EFAULT;
     if (!v[1]) continue;
     int64_t r = do_io(m, t, a[0], v[0], v[1], -1, wr);
-    if (r == SYS_BLOCK) return total ? total : r;
-    if (r < 0) return total ? total : r;
+    if (r < 0) return total ? total : r;   /* an error or SYS_BLOCK */
     total += r;
     if ((uint64_t)r < v[1]) break;
   }

@@ -73,7 +73,6 @@ void sys_dispatch(struct machine *m, struct task *t)
   if (!fn) fn = sys_lookup_fs(nr);
   if (!fn) fn = sys_lookup_misc(nr);
   int64_t ret;
-  bool resumed = t->in_syscall_wait;
   t->in_syscall_wait = false;
   if (!fn) {
     if (nr < 1024 && !(m->warned[nr / 8] & (1u << (nr % 8)))) {
@@ -86,7 +85,6 @@ void sys_dispatch(struct machine *m, struct task *t)
   } else {
     ret = fn(m, t, a);
   }
-  (void)resumed;
   if (ret == SYS_NORET) return;
   if (ret == SYS_BLOCK) {
     /* Rewind so the call runs again on wake-up, with its original v0 and a3. */
@@ -111,7 +109,7 @@ int sys_path(struct machine *m, struct task *t, uint64_t gaddr, char *buf, size_
 {
   char tmp[PATH_MAX];
   long n = mm_read_str(t->mm, gaddr, tmp, sizeof tmp);
-  if (n == -7 /* PM_EFAULT */ || n < 0) return n == -8 ? -ENAMETOOLONG : -EFAULT;
+  if (n < 0) return n == -8 /* PM_EINVAL: too long */ ? -ENAMETOOLONG : -EFAULT;
   if (!strcmp(tmp, "/proc/self/exe") ||
       (!strncmp(tmp, "/proc/", 6) && atoi(tmp + 6) == t->proc->pid && strstr(tmp, "/exe"))) {
     snprintf(buf, len, "%s", t->proc->exe);
