@@ -32,11 +32,6 @@ static uint32_t func_key(uint32_t op, uint32_t w)
   }
 }
 
-static int32_t sext(uint32_t v, int bits)
-{
-  return (int32_t)(v << (32 - bits)) >> (32 - bits);
-}
-
 struct axp_insn axp_decode(uint32_t w)
 {
   struct axp_insn d = { 0 };
@@ -56,12 +51,12 @@ struct axp_insn axp_decode(uint32_t w)
     d.imm = (int32_t)key;
     break;
   case AXP_FMT_MEM: case AXP_FMT_FMEM: case AXP_FMT_MFC:
-    d.imm = sext(w & 0xFFFF, 16);
+    d.imm = axp_sext(w & 0xFFFF, 16);
     if (d.id == AXP_LDAH) d.imm = (int32_t)((uint32_t)d.imm << 16);
     d.fn = (uint16_t)key;
     break;
   case AXP_FMT_BRA: case AXP_FMT_FBRA:
-    d.imm = sext(w & 0x1FFFFF, 21) * 4;
+    d.imm = axp_sext(w & 0x1FFFFF, 21) * 4;
     break;
   case AXP_FMT_JMP:
     d.imm = (int32_t)(w & 0x3FFF); /* branch-prediction hint */

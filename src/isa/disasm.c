@@ -72,11 +72,6 @@ static void put_target(struct out *o, uint64_t addr)
   put(o, ">");
 }
 
-static int32_t sext(uint32_t v, int bits)
-{
-  return (int32_t)(v << (32 - bits)) >> (32 - bits);
-}
-
 /* Returns objdump's name of a PALcode function, or NULL for "call_pal N".
  * clrfen (0xAE) has no name in objdump; draina (0x02) does. */
 static const char *pal_name(uint32_t fn)
@@ -119,7 +114,7 @@ static bool dis_invalid(struct out *o, const struct axp_insn *d)
 /* Memory format. The displacement is the raw 16-bit field (ldah's too). */
 static bool dis_mem(struct out *o, const struct axp_insn *d, const char *mn)
 {
-  int disp = sext(d->raw & 0xFFFF, 16);
+  int disp = axp_sext(d->raw & 0xFFFF, 16);
   if (d->id == AXP_LDQ_U && d->ra == 31) {
     put(o, "unop\t");                 /* any base and displacement */
     return true;
@@ -170,7 +165,7 @@ static bool dis_jmp(struct out *o, const struct axp_insn *d, uint64_t pc)
       return true;
     }
     put(o, "%s\t%s,(%s),", axp_info[d->id].mnemonic, ireg[d->ra], ireg[d->rb]);
-    put_target(o, pc + 4 + (uint64_t)(int64_t)(sext(hint, 14) * 4));
+    put_target(o, pc + 4 + (uint64_t)(int64_t)(axp_sext(hint, 14) * 4));
     return true;
   case AXP_RET:
     if (d->raw == 0x6BFA8001) {

@@ -73,6 +73,12 @@ struct axp_insn {
 /* Decodes one instruction word. Never fails: unknown words get AXP_INVALID. */
 struct axp_insn axp_decode(uint32_t word);
 
+/* Sign-extends the low `bits` bits of v (an instruction field). */
+static inline int32_t axp_sext(uint32_t v, int bits)
+{
+  return (int32_t)(v << (32 - bits)) >> (32 - bits);
+}
+
 /* Static facts about an instruction id; index with enum axp_id. */
 struct axp_info {
   const char *mnemonic;
