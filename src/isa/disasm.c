@@ -290,7 +290,8 @@ enum qual {
   Q_VAX,       /* /u /s /su x /c */
   Q_VAX_CMP,   /* cmpgxx: none or /s, normal rounding */
   Q_CVTGQ,     /* /v /s /sv x /c */
-  Q_CVTQV      /* cvtqf, cvtqg: none or /c */
+  Q_CVTQV,     /* cvtqf, cvtqg: none or /c */
+  Q_CVTQL      /* none, /v or /sv; fn11<7:6> belong to the function (zero) */
 };
 
 static enum qual fp_grammar(uint16_t id)
@@ -303,14 +304,12 @@ static enum qual fp_grammar(uint16_t id)
   case AXP_CMPGEQ: case AXP_CMPGLT: case AXP_CMPGLE: return Q_VAX_CMP;
   case AXP_CVTGQ: return Q_CVTGQ;
   case AXP_CVTQF: case AXP_CVTQG: return Q_CVTQV;
+  case AXP_CVTQL: return Q_CVTQL;
   default: break;
   }
-  switch (axp_info[id].opcode) {
-  case 0x14: return (axp_info[id].subset & AXP_SUB_VAX) ? Q_VAX : Q_IEEE;
-  case 0x15: return Q_VAX;
-  case 0x16: return Q_IEEE;
-  default:   return Q_NONE;
-  }
+  if (axp_info[id].opcode == 0x17)
+    return Q_NONE;
+  return (axp_info[id].subset & AXP_SUB_VAX) ? Q_VAX : Q_IEEE;  /* 0x14-0x16 */
 }
 
 /* Writes the qualifier suffix ("/suid", or "") of fn11 into q (8 bytes).
@@ -336,6 +335,7 @@ static bool fp_suffix(uint16_t id, unsigned fn, char *q)
   case Q_VAX_CMP:  t = trap == 0 ? "" : trap == 4 ? "s" : NULL; r = rnd == 2 ? "" : NULL; break;
   case Q_CVTGQ:    t = cvtgq_trap[trap]; r = vax_rnd[rnd]; break;
   case Q_CVTQV:    t = trap == 0 ? "" : NULL; r = vax_rnd[rnd]; break;
+  case Q_CVTQL:    t = trap == 0 ? "" : trap == 1 ? "v" : trap == 5 ? "sv" : NULL; break;
   }
   if (!t || !r)
     return false;
@@ -399,13 +399,8 @@ static bool dis_fpo(struct out *o, const struct axp_insn *d, const char *mn)
   int copy = dis_fp_copy(o, d);
   if (copy >= 0)
     return copy;
-  if (d->id == AXP_CVTQL) {           /* the decoder admits 0x030 | any<10:8> */
-    if (d->fn != 0x030 && d->fn != 0x130 && d->fn != 0x530)
-      return false;
-    snprintf(q, sizeof q, "%s", d->fn == 0x030 ? "" : d->fn == 0x130 ? "/v" : "/sv");
-  } else if (!fp_suffix(d->id, d->fn, q)) {
+  if (!fp_suffix(d->id, d->fn, q))
     return false;
-  }
   if (fp_unary(d->id)) {
     if (d->ra != 31)
       return false;
