@@ -236,6 +236,8 @@ struct fdtable *fdt_copy(const struct fdtable *src);
 void fdt_put(struct fdtable *fdt);
 int fdt_host(struct task *t, int64_t gfd);
 int fdt_install(struct fdtable *fdt, int hostfd, bool cloexec, int min);
+/* Closes guest fd gfd's host fd and frees the slot (nothing if it is free). */
+void fdt_close(struct fdtable *fdt, int gfd);
 void fdt_close_on_exec(struct fdtable *fdt);
 
 #endif

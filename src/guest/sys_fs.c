@@ -166,9 +166,7 @@ static int64_t sys_close(ARGS)
   UNUSED;
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
-  t->proc->files->host[a[0]] = -1;
-  t->proc->files->cloexec[a[0]] = false;
-  close(h);
+  fdt_close(t->proc->files, (int)a[0]);
   return 0;
 }
 
@@ -196,10 +194,7 @@ static int64_t do_dup3(struct task *t, uint64_t oldfd, uint64_t newfd, bool cloe
   struct fdtable *f = t->proc->files;
   int n = fcntl(h, F_DUPFD_CLOEXEC, 10);
   if (n < 0) return -errno;
-  if ((int)newfd < f->n && f->host[newfd] >= 0) {
-    close(f->host[newfd]);
-    f->host[newfd] = -1;
-  }
+  fdt_close(f, (int)newfd);
   int g = fdt_install(f, n, cloexec, (int)newfd);
   if (g != (int)newfd) { close(n); return g < 0 ? g : -EBADF; }
   return g;

@@ -206,7 +206,7 @@ static int64_t sys_socketpair(ARGS)
   if (g0 < 0) { close(sv[1]); return g0; }
   int64_t g1 = install(t, sv[1], ce);
   struct fdtable *f = t->proc->files;
-  if (g1 < 0) { close(f->host[g0]); f->host[g0] = -1; f->cloexec[g0] = false; return g1; }
+  if (g1 < 0) { fdt_close(f, (int)g0); return g1; }
   int32_t out[2] = { (int32_t)g0, (int32_t)g1 };
   return sys_put(t, a[3], out, sizeof out);
 }
@@ -1072,13 +1072,8 @@ static int64_t sys_close_range(ARGS)
   }
   for (int64_t i = first; i <= (int64_t)last && i < f->n; i++) {
     if (f->host[i] < 0) continue;
-    if (a[2] & 4) {
-      f->cloexec[i] = true;
-    } else {
-      close(f->host[i]);
-      f->host[i] = -1;
-      f->cloexec[i] = false;
-    }
+    if (a[2] & 4) f->cloexec[i] = true;
+    else fdt_close(f, (int)i);
   }
   return 0;
 }

@@ -142,15 +142,18 @@ int fdt_install(struct fdtable *f, int hostfd, bool cloexec, int min)
   return i;
 }
 
+void fdt_close(struct fdtable *f, int gfd)
+{
+  if (gfd < 0 || gfd >= f->n || f->host[gfd] < 0) return;
+  close(f->host[gfd]);
+  f->host[gfd] = -1;
+  f->cloexec[gfd] = false;
+}
+
 void fdt_close_on_exec(struct fdtable *f)
 {
-  for (int i = 0; i < f->n; i++) {
-    if (f->host[i] >= 0 && f->cloexec[i]) {
-      close(f->host[i]);
-      f->host[i] = -1;
-      f->cloexec[i] = false;
-    }
-  }
+  for (int i = 0; i < f->n; i++)
+    if (f->cloexec[i]) fdt_close(f, i);
 }
 
 /* ---- lookup ---- */
