@@ -61,9 +61,7 @@ static int alpha_event_init(struct perf_event *e)
   if (e->attr.precise_ip) config |= PM_CFG_PROFILEME;
   if (e->attr.config1 & ~(PM_FILT_RETIRED | PM_FILT_MISPREDICT | PM_FILT_TRAP)) return -EINVAL;
   if (!(config & PM_CFG_PROFILEME) && e->attr.config1) return -EINVAL;
-  e->hw.config = config;
-  if (!e->hw.sample_period) e->hw.sample_period = e->attr.sample_period ? e->attr.sample_period : 0;
-  e->hw.period_left = (int64_t)e->hw.sample_period;
+  e->hw.config = config;   /* the core has set the period (perf_event_open) */
   return 0;
 }
 
@@ -94,6 +92,14 @@ static uint64_t fold(struct perf_event *e, int idx, uint32_t ovf)
   return (uint64_t)delta;
 }
 
+/* A random extra of 0..period/2 for a randomized interval (no draw when
+ * period/2 is 0). */
+static uint64_t jitter(struct alpha_pmu *p, uint64_t period)
+{
+  uint64_t span = period / 2;
+  return span ? p->env.random(p->env.ctx) % (span + 1) : 0;
+}
+
 /* The next interval for a ProfileMe event: N fetched instructions, with an
  * optional random jitter of up to N/2 (computed without overflow, the sum
  * saturated at half the counter range). The jitter must exceed a loop
@@ -101,11 +107,9 @@ static uint64_t fold(struct perf_event *e, int idx, uint32_t ovf)
  * so it is wide; each sample reports the interval actually used. */
 static uint32_t pm_interval(struct perf_event *e)
 {
-  struct alpha_pmu *p = drv(e);
   uint64_t n = e->hw.sample_period ? e->hw.sample_period : MAX_LEFT;
   if (e->hw.config & PM_CFG_RANDOM) {
-    uint64_t span = n / 2;
-    uint64_t j = span ? p->env.random(p->env.ctx) % (span + 1) : 0;
+    uint64_t j = jitter(drv(e), n);
     n = n > UINT64_MAX - j ? UINT64_MAX : n + j;
   }
   if (n > MAX_LEFT) n = MAX_LEFT;
@@ -121,9 +125,9 @@ static void set_period(struct perf_event *e, int idx)
   int64_t left = e->hw.period_left;
   if (!e->hw.sample_period) left = MAX_LEFT;
   if (left <= 0) { left += (int64_t)e->hw.sample_period; e->hw.period_left = left; }
-  if ((e->hw.config & PM_CFG_RANDOM) && e->hw.sample_period >= 2) {
+  if (e->hw.config & PM_CFG_RANDOM) {
     /* randomized interval: up to period/2 more, no overflow, saturated */
-    uint64_t span = e->hw.sample_period / 2, j = p->env.random(p->env.ctx) % (span + 1);
+    uint64_t j = jitter(p, e->hw.sample_period);
     left = left > INT64_MAX - (int64_t)j ? INT64_MAX : left + (int64_t)j;
   }
   if (left > MAX_LEFT) left = MAX_LEFT;
@@ -194,7 +198,7 @@ static int alpha_add(struct perf_event *e, int flags)
   }
   program(p);
   e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
-  if (flags & PERF_EF_START) { e->hw.state &= ~PERF_HES_UPTODATE; e->hw.state |= PERF_HES_STOPPED; alpha_start(e, PERF_EF_RELOAD); }
+  if (flags & PERF_EF_START) { e->hw.state = PERF_HES_STOPPED; alpha_start(e, PERF_EF_RELOAD); }
   return 0;
 }
 
