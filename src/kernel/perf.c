@@ -200,8 +200,7 @@ const uint8_t *perf_event_data(struct perf_event *e, uint64_t *size)
   return e->rb ? e->rb->view + PHYS_PAGE : NULL;
 }
 
-/* Copies a finished record into the ring; returns false (and counts it lost)
- * when the consumer has not made room. */
+/* True when the consumer has left room for need more bytes. */
 static bool rb_space(struct perf_rb *rb, uint64_t need)
 {
   uint64_t head = rb->user->data_head, tail = __atomic_load_n(&rb->user->data_tail, __ATOMIC_ACQUIRE);
@@ -270,6 +269,20 @@ static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_
 
 static size_t put64(uint8_t *p, size_t n, uint64_t v) { memcpy(p + n, &v, 8); return n + 8; }
 
+/* The values of a non-group read_format, in read(2)'s order (at most 5);
+ * returns how many. */
+static size_t read_values(const struct perf_event *e, uint64_t v[5])
+{
+  uint64_t rf = e->attr.read_format;
+  size_t n = 0;
+  v[n++] = e->count;
+  if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) v[n++] = e->time_enabled;
+  if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) v[n++] = e->time_running;
+  if (rf & PERF_FORMAT_ID) v[n++] = e->id;
+  if (rf & PERF_FORMAT_LOST) v[n++] = e->lost;
+  return n;
+}
+
 static void output_sample(struct perf_event *e, const struct perf_sample *s)
 {
   uint8_t rec[RECORD_MAX];
@@ -286,12 +299,10 @@ static void output_sample(struct perf_event *e, const struct perf_sample *s)
   if (st & PERF_SAMPLE_CPU) n = put64(rec, n, s->cpu);
   if (st & PERF_SAMPLE_PERIOD) n = put64(rec, n, s->period);
   if (st & PERF_SAMPLE_READ) {
-    uint64_t rf = e->attr.read_format;
-    n = put64(rec, n, e->count);
-    if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) n = put64(rec, n, e->time_enabled);
-    if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) n = put64(rec, n, e->time_running);
-    if (rf & PERF_FORMAT_ID) n = put64(rec, n, e->id);
-    if (rf & PERF_FORMAT_LOST) n = put64(rec, n, e->lost);
+    uint64_t v[5];
+    size_t nv = read_values(e, v);
+    memcpy(rec + n, v, nv * 8);
+    n += nv * 8;
   }
   if (st & PERF_SAMPLE_RAW) {
     /* u32 size + data, rounded up to 8 with zero padding (perf_prepare_sample). */
@@ -468,16 +479,10 @@ void perf_event_disable(struct perf_event *e)
 long perf_event_read(struct perf_event *e, void *buf, size_t len)
 {
   uint64_t v[5];
-  size_t n = 0;
   if (e->active) e->pmu->read(e);
   update_times(e);
-  uint64_t rf = e->attr.read_format;
-  if (rf & PERF_FORMAT_GROUP) return -EINVAL;
-  v[n++] = e->count;
-  if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) v[n++] = e->time_enabled;
-  if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) v[n++] = e->time_running;
-  if (rf & PERF_FORMAT_ID) v[n++] = e->id;
-  if (rf & PERF_FORMAT_LOST) v[n++] = e->lost;
+  if (e->attr.read_format & PERF_FORMAT_GROUP) return -EINVAL;
+  size_t n = read_values(e, v);
   if (len < n * 8) return -ENOSPC;
   memcpy(buf, v, n * 8);
   return (long)(n * 8);

@@ -148,7 +148,7 @@ int perf_event_overflow(struct perf_event *e, struct perf_sample *s);
 /* An interrupt that produced no sample (a filtered ProfileMe sample): it
  * still counts for throttling. Returns 1 when the event is now throttled. */
 int perf_event_account(struct perf_event *e);
-/* Linux's perf_event_update_userpage: nothing to do but kept for the contract. */
+/* The context's clock now (ns): what TIME fields and time_enabled use. */
 uint64_t perf_ctx_time(struct perf_ctx *c);
 
 /* ---- called by the kernel on task activity (records for sampling events) ---- */
