@@ -78,12 +78,72 @@ static void test_scattered_ring(void)
   phys_scatter(ram, 0);
 }
 
+static uint64_t at64(const uint8_t *p, size_t off) { uint64_t v; memcpy(&v, p + off, 8); return v; }
+static uint32_t at32(const uint8_t *p, size_t off) { uint32_t v; memcpy(&v, p + off, 4); return v; }
+
+/* Record layouts at the byte offsets of Linux's uapi (perf_event.h comments on
+ * PERF_RECORD_SAMPLE, COMM, MMAP2 and struct sample_id): every fixed-size
+ * sample field in perf_output_sample order, and the sample_id_all trailer
+ * (pid/tid, time, id, stream_id, cpu, identifier) after COMM and MMAP2. */
+static void test_layouts(void)
+{
+  struct perf_ctx *c = ctx(-1, true);
+  struct perf_event_attr a = {
+    .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1, .sample_period = 1000,
+    .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                   PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+                   PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC,
+    .read_format = PERF_FORMAT_ID, .sample_id_all = 1, .comm = 1, .mmap2 = 1,
+  };
+  struct perf_event *e = NULL;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "layouts: event");
+  CHECK_EQ_U64(perf_event_mmap(e, 1, PHYS_PAGE), 0, "layouts: mmap");
+  uint64_t size;
+  const uint8_t *d = perf_event_data(e, &size);
+  fake_time = 5555;
+  struct perf_sample s = { .ip = 0x120000040, .addr = 0x140000008, .pid = 7, .tid = 9, .cpu = 0,
+                           .period = 1000, .weight = 33, .data_src = 0x1234, .kernel = true };
+  perf_event_overflow(e, &s);
+  const struct perf_event_header *h = (const void *)d;
+  CHECK(h->type == PERF_RECORD_SAMPLE && h->misc == PERF_RECORD_MISC_KERNEL && h->size == 112,
+        "layouts: SAMPLE of 13 u64 after the header, kernel mode (size %u)", h->size);
+  CHECK(at64(d, 8) == e->id && at64(d, 16) == 0x120000040 && at32(d, 24) == 7 && at32(d, 28) == 9 &&
+        at64(d, 32) == 5555 && at64(d, 40) == 0x140000008 && at64(d, 48) == e->id &&
+        at64(d, 56) == e->id && at64(d, 64) == 0 && at64(d, 72) == 1000,
+        "layouts: identifier, ip, pid/tid, time, addr, id, stream_id, cpu/res, period");
+  CHECK(at64(d, 80) == e->count && at64(d, 88) == e->id && at64(d, 96) == 33 && at64(d, 104) == 0x1234,
+        "layouts: read value and id, weight, data_src");
+  const uint8_t *r = d + 112;
+  perf_record_comm(c, 7, 9, "ls", true);
+  h = (const void *)r;
+  CHECK(h->type == PERF_RECORD_COMM && h->misc == PERF_RECORD_MISC_COMM_EXEC && h->size == 72,
+        "layouts: COMM of 8 + 16 + 48-byte trailer (size %u)", h->size);
+  CHECK(at32(r, 8) == 7 && at32(r, 12) == 9 && strcmp((const char *)r + 16, "ls") == 0 && at64(r, 16) == 0x736c,
+        "layouts: COMM pid, tid, comm NUL-padded to 8");
+  CHECK(at32(r, 24) == 7 && at32(r, 28) == 9 && at64(r, 32) == 5555 && at64(r, 40) == e->id &&
+        at64(r, 48) == e->id && at64(r, 56) == 0 && at64(r, 64) == e->id,
+        "layouts: trailer pid/tid, time, id, stream_id, cpu/res, identifier last");
+  r += 72;
+  perf_record_mmap2(c, 7, 9, 0x120000000, 0x4000, 0x2000, 5, 2, "/bin/ls", false);
+  h = (const void *)r;
+  CHECK(h->type == PERF_RECORD_MMAP2 && h->misc == PERF_RECORD_MISC_USER && h->size == 128,
+        "layouts: MMAP2 of 72 + 8 + 48-byte trailer (size %u)", h->size);
+  CHECK(at32(r, 8) == 7 && at32(r, 12) == 9 && at64(r, 16) == 0x120000000 && at64(r, 24) == 0x4000 &&
+        at64(r, 32) == 0x2000 && at64(r, 40) == 0 && at64(r, 48) == 0 && at64(r, 56) == 0 &&
+        at32(r, 64) == 5 && at32(r, 68) == 2 && strcmp((const char *)r + 72, "/bin/ls") == 0,
+        "layouts: MMAP2 pid, tid, addr, len, pgoff, maj/min, ino, ino_generation, prot, flags, filename");
+  CHECK(at64(r, 80) == ((uint64_t)9 << 32 | 7) && at64(r, 120) == e->id, "layouts: MMAP2 trailer");
+  perf_event_close(e);
+  perf_ctx_destroy(c);
+}
+
 int main(void)
 {
   ram = phys_create(64ull << 20);
   CHECK(ram != NULL, "64 MB of simulated RAM");
   if (!ram) return check_done();
   test_scattered_ring();
+  test_layouts();
   struct perf_ctx *c = ctx(2, false);
   struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1,
                                .sample_period = 1000, .exclude_kernel = 1 };
@@ -144,8 +204,7 @@ int main(void)
   CHECK_EQ_U64(v, 42, "WEIGHT after RAW");
   /* Fill the page without consuming: the overflow is counted and a LOST
    * record comes first once the consumer makes room. */
-  int written = 1;
-  for (int i = 0; i < 200; i++) perf_event_overflow(e, &s), written++;
+  for (int i = 0; i < 200; i++) perf_event_overflow(e, &s);
   CHECK(up->data_head <= PHYS_PAGE && e->lost > 0, "full buffer drops records (head %llu, lost %llu)",
         (unsigned long long)up->data_head, (unsigned long long)e->lost);
   uint64_t lost_before = e->lost;
@@ -154,6 +213,8 @@ int main(void)
   perf_event_overflow(e, &s);
   const struct perf_event_header *lh = (const void *)(d + (head & (size - 1)));
   CHECK_EQ_U64(lh->type, PERF_RECORD_LOST, "LOST record before the next sample");
+  memcpy(&v, (const uint8_t *)lh + 8, 8);
+  CHECK_EQ_U64(v, e->id, "LOST carries the event's id first");
   memcpy(&v, (const uint8_t *)lh + 16, 8);
   CHECK_EQ_U64(v, lost_before, "LOST carries the number dropped");
   perf_event_close(e);
