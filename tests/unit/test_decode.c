@@ -125,9 +125,13 @@ int main(void)
     CHECK_EQ_U64((uint32_t)d.imm, (uint32_t)v->imm, "decode %08x %s: imm", v->w, v->what);
   }
   /* Every id the table defines has a mnemonic and a format. */
-  for (int id = 1; id < AXP_NUM_IDS; id++)
-    if (!axp_info[id].mnemonic || axp_info[id].format == AXP_FMT_NONE)
-      CHECK(0, "axp_info[%d] complete", id);
-  CHECK(1, "axp_info: %d ids, each with a mnemonic and a format", AXP_NUM_IDS - 1);
+  int incomplete = 0, first_bad = 0;
+  for (int id = AXP_NUM_IDS - 1; id >= 1; id--)
+    if (!axp_info[id].mnemonic || axp_info[id].format == AXP_FMT_NONE) {
+      incomplete++;
+      first_bad = id;
+    }
+  CHECK(incomplete == 0, "axp_info: %d ids, each with a mnemonic and a format (%d incomplete, first %d)",
+        AXP_NUM_IDS - 1, incomplete, first_bad);
   return check_done();
 }
