@@ -352,9 +352,10 @@ uint64_t axp_fp_operate(enum axp_fpop op, bool s, uint32_t fn11, uint64_t a, uin
   case AXP_FP_CMPUN: case AXP_FP_CMPEQ: case AXP_FP_CMPLT: case AXP_FP_CMPLE:
     r = compare(&q, op, a, b, &raw);
     break;
-  case AXP_FP_CVTTS: r = axp_fp_lds((uint32_t)arith(&q, op, false, true, 0, b, &raw)); break;
+  case AXP_FP_CVTTS: case AXP_FP_CVTQS:
+    r = axp_fp_lds((uint32_t)arith(&q, op, false, true, 0, b, &raw));
+    break;
   case AXP_FP_CVTST: r = arith(&q, op, true, false, 0, axp_fp_sts(b), &raw); break;
-  case AXP_FP_CVTQS: r = axp_fp_lds((uint32_t)arith(&q, op, false, true, 0, b, &raw)); break;
   case AXP_FP_CVTQT: r = arith(&q, op, false, false, 0, b, &raw); break;
   case AXP_FP_CVTTQ: r = cvttq(&q, b, &raw); break;
   default: r = 0; break;
