@@ -90,9 +90,8 @@ int cmd_run(int argc, char **argv)
       fprintf(stderr, " at pc 0x%llx, address 0x%llx", (unsigned long long)m->fatal.pc,
               (unsigned long long)m->fatal.addr);
     fprintf(stderr, "\n");
-    machine_destroy(m);
-    return 128 + hs;
   }
+  rc = tool_exit_status(status);
   machine_destroy(m);
-  return (status >> 8) & 0xff;
+  return rc;
 }
