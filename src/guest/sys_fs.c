@@ -151,12 +151,8 @@ static int64_t do_openat(struct machine *m, struct task *t, int64_t dirfd, uint6
   int d = sys_dirfd(t, dirfd);
   if (d < 0 && p[0] != '/') return d;
   int hf = oflags_to_host(flags);
-  int h = openat(d, p, hf | O_CLOEXEC, (mode_t)(mode & 07777 & ~t->proc->umask));
-  if (h < 0) return -errno;
-  if (h < 10) { int h2 = fcntl(h, F_DUPFD_CLOEXEC, 10); close(h); h = h2; }
-  int g = fdt_install(t->proc->files, h, (flags & 010000000) != 0, 0);
-  if (g < 0) close(h);
-  return g;
+  return sys_install(t, openat(d, p, hf | O_CLOEXEC, (mode_t)(mode & 07777 & ~t->proc->umask)),
+                     (flags & 010000000) != 0);
 }
 static int64_t sys_open(ARGS) { return do_openat(m, t, -100, a[0], a[1], a[2]); }
 static int64_t sys_openat(ARGS) { return do_openat(m, t, (int64_t)(int32_t)a[0], a[1], a[2], a[3]); }
@@ -206,14 +202,7 @@ static int64_t do_pipe(struct task *t, int fds[2], uint64_t flags)
 {
   int p[2];
   if (pipe2(p, O_CLOEXEC | (flags & 04 ? O_NONBLOCK : 0))) return -errno;
-  for (int i = 0; i < 2; i++) {
-    if (p[i] < 10) { int n = fcntl(p[i], F_DUPFD_CLOEXEC, 10); close(p[i]); p[i] = n; }
-  }
-  bool ce = (flags & 010000000) != 0;
-  fds[0] = fdt_install(t->proc->files, p[0], ce, 0);
-  fds[1] = fdt_install(t->proc->files, p[1], ce, 0);
-  if (fds[0] < 0 || fds[1] < 0) return -EMFILE;
-  return 0;
+  return sys_install_pair(t, p, (flags & 010000000) != 0, fds);
 }
 
 static int64_t sys_pipe2(ARGS)

@@ -42,22 +42,6 @@
 
 
 
-/* Moves host fd h to 10 or above and gives it a guest fd. Returns the guest fd,
- * or a negative errno after closing h. */
-static int64_t install(struct task *t, int h, bool cloexec)
-{
-  if (h < 0) return -errno;
-  if (h < 10) {
-    int n = fcntl(h, F_DUPFD_CLOEXEC, 10);
-    close(h);
-    if (n < 0) return -errno;
-    h = n;
-  }
-  int g = fdt_install(t->proc->files, h, cloexec, 0);
-  if (g < 0) close(h);
-  return g;
-}
-
 /* Blocks t for RETRY_NS of guest time; the call then re-executes. */
 static int64_t retry_later(struct machine *m, struct task *t)
 {
@@ -192,7 +176,7 @@ static int64_t sys_socket(ARGS)
   bool ce;
   int type = sock_type(a[1], &ce);
   if (type < 0) return -EINVAL;
-  return install(t, socket((int)a[0], type, (int)a[2]), ce);
+  return sys_install(t, socket((int)a[0], type, (int)a[2]), ce);
 }
 
 static int64_t sys_socketpair(ARGS)
@@ -202,13 +186,9 @@ static int64_t sys_socketpair(ARGS)
   int type = sock_type(a[1], &ce), sv[2];
   if (type < 0) return -EINVAL;
   if (socketpair((int)a[0], type, (int)a[2], sv)) return -errno;
-  int64_t g0 = install(t, sv[0], ce);
-  if (g0 < 0) { close(sv[1]); return g0; }
-  int64_t g1 = install(t, sv[1], ce);
-  struct fdtable *f = t->proc->files;
-  if (g1 < 0) { fdt_close(f, (int)g0); return g1; }
-  int32_t out[2] = { (int32_t)g0, (int32_t)g1 };
-  return sys_put(t, a[3], out, sizeof out);
+  int out[2];
+  int e = sys_install_pair(t, sv, ce, out);
+  return e ? e : sys_put(t, a[3], out, sizeof out);
 }
 
 static int64_t sys_bind(ARGS)
@@ -266,7 +246,7 @@ static int64_t do_accept(struct machine *m, struct task *t, const uint64_t *a, u
                   SOCK_CLOEXEC | (flags & A_SOCK_NONBLOCK ? SOCK_NONBLOCK : 0));
   nb_end(h, fl);
   if (n < 0) return errno == EAGAIN && fl >= 0 ? sock_block(m, t, h, POLLIN) : -errno;
-  int64_t g = install(t, n, flags & A_O_CLOEXEC);
+  int64_t g = sys_install(t, n, flags & A_O_CLOEXEC);
   if (g < 0) return g;
   int e = addr_out(t, a[1], a[2], &ss, len);
   return e ? e : g;
@@ -396,7 +376,7 @@ static void ctl_from_host(struct task *t, struct msghdr *hm, bool cloexec)
     if (c->cmsg_type == SCM_RIGHTS) {
       size_t i = 0;
       for (; i < n; i++) {
-        int64_t g = install(t, v[i], cloexec);
+        int64_t g = sys_install(t, v[i], cloexec);
         if (g < 0) break;
         v[i] = (int32_t)g;
       }
@@ -680,14 +660,14 @@ static int64_t sys_epoll_create(ARGS)
 {
   UNUSED;
   if ((int32_t)a[0] <= 0) return -EINVAL;
-  return install(t, epoll_create1(EPOLL_CLOEXEC), false);
+  return sys_install(t, epoll_create1(EPOLL_CLOEXEC), false);
 }
 
 static int64_t sys_epoll_create1(ARGS)
 {
   UNUSED;
   if (a[0] & ~(uint64_t)A_O_CLOEXEC) return -EINVAL;
-  return install(t, epoll_create1(EPOLL_CLOEXEC), a[0] & A_O_CLOEXEC);
+  return sys_install(t, epoll_create1(EPOLL_CLOEXEC), a[0] & A_O_CLOEXEC);
 }
 
 static int64_t sys_epoll_ctl(ARGS)
@@ -790,7 +770,7 @@ static int64_t do_eventfd(struct task *t, uint64_t initval, uint64_t flags)
 {
   if (flags & ~(uint64_t)(1 | A_O_NONBLOCK | A_O_CLOEXEC)) return -EINVAL;
   int hf = EFD_CLOEXEC | (flags & 1 ? EFD_SEMAPHORE : 0) | (flags & A_O_NONBLOCK ? EFD_NONBLOCK : 0);
-  return install(t, eventfd((unsigned)initval, hf), flags & A_O_CLOEXEC);
+  return sys_install(t, eventfd((unsigned)initval, hf), flags & A_O_CLOEXEC);
 }
 static int64_t sys_eventfd(ARGS) { UNUSED; return do_eventfd(t, a[0], 0); }
 static int64_t sys_eventfd2(ARGS) { UNUSED; return do_eventfd(t, a[0], a[1]); }
@@ -802,7 +782,7 @@ static int64_t sys_timerfd_create(ARGS)
   UNUSED;
   if (a[1] & ~(uint64_t)(A_O_NONBLOCK | A_O_CLOEXEC)) return -EINVAL;
   int hf = TFD_CLOEXEC | (a[1] & A_O_NONBLOCK ? TFD_NONBLOCK : 0);
-  return install(t, timerfd_create((int)a[0], hf), a[1] & A_O_CLOEXEC);
+  return sys_install(t, timerfd_create((int)a[0], hf), a[1] & A_O_CLOEXEC);
 }
 
 static uint64_t guest_clock(struct machine *m, int clk)
@@ -859,7 +839,7 @@ static int64_t sys_memfd_create(ARGS)
   long n = mm_read_str(t->mm, a[0], name, sizeof name);
   if (n < 0) return n == -8 ? -EINVAL : -EFAULT;
   if (a[1] & ~(uint64_t)(MFD_CLOEXEC | MFD_ALLOW_SEALING)) return -EINVAL;
-  return install(t, memfd_create(name, (unsigned)a[1] | MFD_CLOEXEC), a[1] & MFD_CLOEXEC);
+  return sys_install(t, memfd_create(name, (unsigned)a[1] | MFD_CLOEXEC), a[1] & MFD_CLOEXEC);
 }
 
 /* ---- files ---- */

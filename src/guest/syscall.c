@@ -145,3 +145,28 @@ int sys_wait_fd(struct machine *m, struct task *t, int hostfd, int events)
   task_block(t, WAIT_FD);
   return SYS_BLOCK;
 }
+
+int64_t sys_install(struct task *t, int h, bool cloexec)
+{
+  if (h < 0) return -errno;
+  if (h < 10) {
+    int n = fcntl(h, F_DUPFD_CLOEXEC, 10);
+    close(h);
+    if (n < 0) return -errno;
+    h = n;
+  }
+  int g = fdt_install(t->proc->files, h, cloexec, 0);
+  if (g < 0) close(h);
+  return g;
+}
+
+int sys_install_pair(struct task *t, const int h[2], bool cloexec, int g[2])
+{
+  int64_t g0 = sys_install(t, h[0], cloexec);
+  if (g0 < 0) { close(h[1]); return (int)g0; }
+  int64_t g1 = sys_install(t, h[1], cloexec);
+  if (g1 < 0) { fdt_close(t->proc->files, (int)g0); return (int)g1; }
+  g[0] = (int)g0;
+  g[1] = (int)g1;
+  return 0;
+}

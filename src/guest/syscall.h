@@ -40,6 +40,13 @@ static inline int sys_hostfd(struct task *t, uint64_t gfd)
   int h = fdt_host(t, (int64_t)(int32_t)gfd);
   return h < 0 ? -9 /* EBADF */ : h;
 }
+/* Moves a new host fd h (the result of the host call that made it: h < 0 means
+ * it failed and errno says why) to 10 or above, close-on-exec, and gives it the
+ * lowest free guest fd. Returns the guest fd, or a negative errno after closing h. */
+int64_t sys_install(struct task *t, int h, bool cloexec);
+/* sys_install for both fds of a pipe or socketpair: all or nothing. Returns 0
+ * with the guest fds in g, or a negative errno with h closed. */
+int sys_install_pair(struct task *t, const int h[2], bool cloexec, int g[2]);
 /* Copies a guest path into buf and maps it to a host path (sysroot, /proc/self/exe).
  * Returns 0 or a negative errno. */
 int sys_path(struct machine *m, struct task *t, uint64_t gaddr, char *buf, size_t len);
