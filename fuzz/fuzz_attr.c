@@ -3,8 +3,9 @@
  * (perf_event_open's copy and checks, the Alpha driver's event_init). The
  * first byte picks which and the paranoid level. An accepted event is then
  * mapped, enabled, driven through PMU interrupts by synthetic fates, read,
- * ticked and closed. perf_event_open must answer 0 or an errno Linux uses
- * there; a crash or a sanitizer report is a bug. */
+ * ticked and closed, its ring consumed as a tool does (so it wraps). perf_event_open
+ * must answer 0 or an errno Linux uses there, and every record in the ring
+ * must be whole; a crash, an abort or a sanitizer report is a bug. */
 #include "guest/phys.h"
 #include "kernel/alpha_pmu.h"
 #include "kernel/perf.h"
@@ -43,6 +44,24 @@ static bool linux_errno(int e)
   default:
     return false;
   }
+}
+
+/* Consumes the ring as a tool does: each record between tail and head must
+ * have a size that is a non-zero multiple of 8 and end at or before head. */
+static void drain(struct perf_event *e)
+{
+  struct perf_event_mmap_page *up = perf_event_user_page(e);
+  uint64_t size;
+  const uint8_t *d = perf_event_data(e, &size);
+  if (!up || !d) return;
+  uint64_t head = __atomic_load_n(&up->data_head, __ATOMIC_ACQUIRE), tail = up->data_tail;
+  while (tail < head) {
+    struct perf_event_header h;
+    for (unsigned k = 0; k < sizeof h; k++) ((uint8_t *)&h)[k] = d[(tail + k) & (size - 1)];
+    if (h.size < sizeof h || h.size % 8 || h.size > head - tail) abort();
+    tail += h.size;
+  }
+  __atomic_store_n(&up->data_tail, tail, __ATOMIC_RELEASE);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -97,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       if (i % 4 == 3) v.cycle++;
       if (ev67_pmu_irq_cycle(&hw) <= v.cycle) alpha_pmu_irq(drv, 1000, 1000, f.pc, i % 13 == 0);
       if (i % 1000 == 999) perf_ctx_tick(c, 1000, 1000, f.pc, false);
+      if (i % 100 == 99) drain(e);
     }
     uint64_t buf[8];
     perf_event_read(e, buf, sizeof buf);
