@@ -18,7 +18,6 @@ struct timed {
   struct guest_mm *last_mm;
   uint64_t last_touched;
   uint64_t last_pc;             /* the previous instruction: the one that touched a page */
-  bool in_kernel;
 };
 
 static const struct axp_insn *fetch_cb(void *ctx, uint64_t pc)
@@ -51,7 +50,6 @@ void timed_kernel(struct timed *s, int activity, uint64_t nr, uint64_t bytes)
     uint64_t pc = activity == KACT_PAGE_FAULT ? s->last_pc : t ? t->ctx.pc : 0;
     s->ops.on_kernel(s->ctx, activity, pc);
   }
-  s->in_kernel = true;
   for (size_t i = 0; i < n; i++) {
     uint64_t span = legs[i].sym->size / 4;
     for (unsigned k = 0; k < legs[i].insns; k++) {
@@ -60,7 +58,6 @@ void timed_kernel(struct timed *s, int activity, uint64_t nr, uint64_t bytes)
       ev67_step(s->core, &ui);
     }
   }
-  s->in_kernel = false;
 }
 
 static void kernel_hook(void *ctx, int activity, uint64_t nr, uint64_t bytes)
@@ -86,8 +83,9 @@ static bool before(void *ctx, const struct uarch_insn *ui)
   }
   const struct uop_fate *f = ev67_step(s->core, ui);
   s->last_pc = ui->pc;
-  /* The kernel's unaligned fix-up (entUna, do_entUna) runs after the trap. */
-  if ((f->flags & FATE_UNALIGNED) && !s->in_kernel) timed_kernel(s, KACT_UNALIGNED, 0, 0);
+  /* The kernel's unaligned fix-up (entUna, do_entUna) runs after the trap.
+   * (before() runs for guest instructions only, never inside timed_kernel.) */
+  if (f->flags & FATE_UNALIGNED) timed_kernel(s, KACT_UNALIGNED, 0, 0);
   /* An interrupt that reached the CPU before this instruction retires is
    * taken before it commits: its PC is the exception PC. */
   return s->ops.on_irq && ev67_pmu_irq_cycle(&s->pmu) < f->end;
