@@ -17,6 +17,7 @@ const char *pm_strerror(int err)
     [-PM_EPERM] = "permission denied",
     [-PM_ENOSPC] = "guest address space exhausted",
   };
+  _Static_assert(sizeof msg / sizeof msg[0] == 1 - PM_ERR_MIN, "a message for every PM_E* code");
   if (err > 0 || err < PM_ERR_MIN) return "unknown error";
   return msg[-err];
 }

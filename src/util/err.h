@@ -17,7 +17,7 @@ enum pm_err {
   PM_EINTERP = -9,   /* the program interpreter (PT_INTERP) could not be loaded */
   PM_EPERM = -10,    /* permission denied */
   PM_ENOSPC = -11,   /* guest address space exhausted */
-  PM_ERR_MIN = -11
+  PM_ERR_MIN = PM_ENOSPC  /* the last code above */
 };
 
 /* Returns a static description of a PM_E* code (or "unknown error"). */
