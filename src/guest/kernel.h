@@ -24,6 +24,9 @@ enum {
   GSIG_WINCH = 28, GSIG_INFO = 29, GSIG_USR1 = 30, GSIG_USR2 = 31
 };
 
+/* Signals no mask can block: bit (sig-1) of KILL and STOP. */
+#define GSIG_UNBLOCKABLE ((1ull << (GSIG_KILL - 1)) | (1ull << (GSIG_STOP - 1)))
+
 struct gsigaction {
   uint64_t handler;          /* 0 = SIG_DFL, 1 = SIG_IGN, else a guest address */
   uint64_t flags;            /* Alpha SA_* */

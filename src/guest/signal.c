@@ -17,7 +17,6 @@
 #define GSA_SIGINFO   0x40
 
 #define BIT(s) (1ull << ((s) - 1))
-#define UNBLOCKABLE (BIT(GSIG_KILL) | BIT(GSIG_STOP))
 
 /* sigcontext offsets (asm/sigcontext.h) */
 #define SC_ONSTACK 0
@@ -296,7 +295,7 @@ static bool deliver_one(struct machine *m, struct task *t)
   c->r[17] = rt ? frame : 0;
   c->r[18] = frame + sc;
   c->r[30] = frame;
-  t->blocked |= a->mask & ~UNBLOCKABLE;
+  t->blocked |= a->mask & ~GSIG_UNBLOCKABLE;
   if (!(a->flags & GSA_NODEFER)) t->blocked |= BIT(sig);
   if (a->flags & GSA_RESETHAND) { a->handler = 0; a->flags &= ~GSA_SIGINFO; }
   return true;
@@ -326,6 +325,6 @@ int64_t sys_sigreturn(struct machine *m, struct task *t, bool rt)
   c->pc = pc;
   for (int i = 0; i < 31; i++) { c->r[i] = regs[i]; c->f[i] = fregs[i]; }
   c->fpcr = fpcr;
-  t->blocked = mask & ~UNBLOCKABLE;
+  t->blocked = mask & ~GSIG_UNBLOCKABLE;
   return 0;
 }

@@ -621,16 +621,9 @@ static int64_t sys_ppoll(ARGS)
   if (a[3] && !t->has_saved_mask) {
     uint64_t set;
     if (sys_get(t, a[3], &set, 8)) return -EFAULT;
-    t->saved_mask = t->blocked;
-    t->has_saved_mask = true;
-    t->blocked = set & ~((1ull << 8) | (1ull << 16));
+    sys_mask_begin(t, set);
   }
-  int64_t r = do_poll(m, t, a[0], a[1], tns);
-  if (r != SYS_BLOCK && t->has_saved_mask) {
-    t->blocked = t->saved_mask;
-    t->has_saved_mask = false;
-  }
-  return r;
+  return sys_mask_end(t, do_poll(m, t, a[0], a[1], tns));
 }
 
 /* select/pselect6 through poll: fd_set is an array of 64-bit words on Alpha. */
@@ -705,16 +698,9 @@ static int64_t sys_pselect6(ARGS)
   if (a[5] && !t->has_saved_mask && !sys_get(t, a[5], sm, sizeof sm) && sm[0]) {
     uint64_t set;
     if (sys_get(t, sm[0], &set, 8)) return -EFAULT;
-    t->saved_mask = t->blocked;
-    t->has_saved_mask = true;
-    t->blocked = set & ~((1ull << 8) | (1ull << 16));
+    sys_mask_begin(t, set);
   }
-  int64_t r = do_select(m, t, a[0], a[1], a[2], a[3], tns);
-  if (r != SYS_BLOCK && t->has_saved_mask) {
-    t->blocked = t->saved_mask;
-    t->has_saved_mask = false;
-  }
-  return r;
+  return sys_mask_end(t, do_select(m, t, a[0], a[1], a[2], a[3], tns));
 }
 
 /* ---- memory ---- */

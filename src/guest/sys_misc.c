@@ -738,16 +738,9 @@ static int64_t epoll_masked(struct machine *m, struct task *t, const uint64_t *a
     if (a[5] != 8) return -EINVAL;
     uint64_t set;
     if (sys_get(t, a[4], &set, 8)) return -EFAULT;
-    t->saved_mask = t->blocked;
-    t->has_saved_mask = true;
-    t->blocked = set & ~((1ull << (GSIG_KILL - 1)) | (1ull << (GSIG_STOP - 1)));
+    sys_mask_begin(t, set);
   }
-  int64_t r = do_epoll_wait(m, t, a[0], a[1], (int32_t)a[2], tns);
-  if (r != SYS_BLOCK && t->has_saved_mask) {
-    t->blocked = t->saved_mask;
-    t->has_saved_mask = false;
-  }
-  return r;
+  return sys_mask_end(t, do_epoll_wait(m, t, a[0], a[1], (int32_t)a[2], tns));
 }
 
 static int64_t sys_epoll_pwait(ARGS) { return epoll_masked(m, t, a, ms_to_ns(a[3])); }

@@ -15,7 +15,6 @@
 #define ARGS struct machine *m, struct task *t, const uint64_t *a
 #define UNUSED (void)m; (void)t; (void)a
 #define BIT(s) (1ull << ((s) - 1))
-#define UNBLOCKABLE (BIT(GSIG_KILL) | BIT(GSIG_STOP))
 
 
 /* ---- exit, identity ---- */
@@ -533,7 +532,7 @@ static int64_t do_sigprocmask(struct task *t, uint64_t how, uint64_t set, bool h
   case 3: t->blocked = set; break;     /* SIG_SETMASK */
   default: return -EINVAL;
   }
-  t->blocked &= ~UNBLOCKABLE;
+  t->blocked &= ~GSIG_UNBLOCKABLE;
   return 0;
 }
 
@@ -571,9 +570,7 @@ static int64_t sys_rt_sigsuspend(ARGS)
   if (!t->has_saved_mask) {
     uint64_t set;
     if (sys_get(t, a[0], &set, 8)) return -EFAULT;
-    t->saved_mask = t->blocked;
-    t->has_saved_mask = true;
-    t->blocked = set & ~UNBLOCKABLE;
+    sys_mask_begin(t, set);
   }
   task_block(t, WAIT_SIGNAL);
   return SYS_BLOCK;
@@ -600,7 +597,7 @@ static int64_t sys_rt_sigtimedwait(ARGS)
   uint64_t set;
   if (a[3] != 8) return -EINVAL;
   if (sys_get(t, a[0], &set, 8)) return -EFAULT;
-  set &= ~UNBLOCKABLE;
+  set &= ~GSIG_UNBLOCKABLE;
   struct gsiginfo si;
   int sig = signal_dequeue(t, set, &si);
   if (sig) {

@@ -34,6 +34,24 @@ static inline int sys_get(struct task *t, uint64_t addr, void *v, size_t n)
 {
   return mm_read(t->mm, addr, v, n, true) ? -14 /* EFAULT */ : 0;
 }
+/* A call that waits under a temporary signal mask (sigsuspend, ppoll, pselect6,
+ * epoll_pwait) sets it with sys_mask_begin on its first execution (when
+ * !t->has_saved_mask); signal delivery puts the saved mask back, or
+ * sys_mask_end does once the call completes without blocking. */
+static inline void sys_mask_begin(struct task *t, uint64_t set)
+{
+  t->saved_mask = t->blocked;
+  t->has_saved_mask = true;
+  t->blocked = set & ~GSIG_UNBLOCKABLE;
+}
+static inline int64_t sys_mask_end(struct task *t, int64_t r)
+{
+  if (r != SYS_BLOCK && t->has_saved_mask) {
+    t->blocked = t->saved_mask;
+    t->has_saved_mask = false;
+  }
+  return r;
+}
 /* The host fd behind guest fd gfd, or -EBADF. */
 static inline int sys_hostfd(struct task *t, uint64_t gfd)
 {
