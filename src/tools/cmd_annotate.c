@@ -64,10 +64,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   k.sym = r->loc.sym;
   k.vaddr = r->loc.vaddr & ~3ull;
   struct aval *v = hist_get(a->h, &k);
-  if (!v) {
-    snprintf(s->err, sizeof s->err, "%s", pm_strerror(PM_ENOMEM));
-    return PM_ENOMEM;
-  }
+  if (!v) return PM_ENOMEM;
   v->samples++;
   v->period += r->sample->period;
   struct pm_raw_v1 raw;

@@ -77,10 +77,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   if (d->by_insn) k.pc = r->loc.dso ? r->loc.vaddr : smp->ip;
   else if (k.sym) k.pc = k.sym->start;
   struct dval *v = hist_get(d->h, &k);
-  if (!v) {
-    snprintf(s->err, sizeof s->err, "%s", pm_strerror(PM_ENOMEM));
-    return PM_ENOMEM;
-  }
+  if (!v) return PM_ENOMEM;
   v->samples++;
   v->period += smp->period;
   d->total[k.ev]++;

@@ -137,7 +137,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
     if (has(m, M_DSYM)) k.dsym = dl.sym, k.daddr = smp->addr;
   }
   struct mval *v = hist_get(m->hists[ev], &k);
-  if (!v) goto nomem;
+  if (!v) return PM_ENOMEM;
   v->cost += cost;
   v->samples++;
   m->total[ev] += cost;
@@ -149,14 +149,11 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
     bk.kind = b;
     bk.ds = smp->data_src & mkeys[part[b]].ds_mask;
     struct mval *bv = hist_get(m->breakdown[ev], &bk);
-    if (!bv) goto nomem;
+    if (!bv) return PM_ENOMEM;
     bv->cost += cost;
     bv->samples++;
   }
   return 0;
-nomem:
-  snprintf(s->err, sizeof s->err, "%s", pm_strerror(PM_ENOMEM));
-  return PM_ENOMEM;
 }
 
 /* ---- output ---- */

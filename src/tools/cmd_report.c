@@ -122,10 +122,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
     if (!k.sym) k.addr = r->loc.addr;
   }
   struct rval *v = hist_get(rp->hists[ev], &k);
-  if (!v) {
-    snprintf(s->err, sizeof s->err, "%s", pm_strerror(PM_ENOMEM));
-    return PM_ENOMEM;
-  }
+  if (!v) return PM_ENOMEM;
   v->period += smp->period;
   v->samples++;
   return 0;

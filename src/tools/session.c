@@ -73,6 +73,7 @@ int session_run(struct session *s, session_fn fn, void *ctx)
   const struct perf_event_header *h, *first = NULL;
   char eb[256];
   int rc;
+  s->err[0] = '\0';
   while ((rc = pd_reader_next(s->r, &h, s->err, sizeof s->err)) == 1) {
     if (!first) first = h;
     struct session_rec rec = { h, s->data_offset + (uint64_t)((const char *)h - (const char *)first), NULL, { 0 } };
@@ -96,7 +97,10 @@ int session_run(struct session *s, session_fn fn, void *ctx)
         return e;
       }
     }
-    if (fn && (rc = fn(ctx, s, &rec)) != 0) return rc;
+    if (fn && (rc = fn(ctx, s, &rec)) != 0) {
+      if (!s->err[0]) snprintf(s->err, sizeof s->err, "%s", pm_strerror(rc));
+      return rc;
+    }
   }
   return rc;
 }

@@ -35,7 +35,8 @@ struct session_rec {
 };
 
 /* Called for every record (side-band records after the machine has seen
- * them). Returns 0 to go on, anything else to stop the pass with it. */
+ * them). Returns 0 to go on, anything else to stop the pass with it: a PM_E*
+ * code, with a message in s->err or (when it writes none) pm_strerror's. */
 typedef int (*session_fn)(void *ctx, struct session *s, const struct session_rec *r);
 
 /* Reads every record once. Returns 0, the callback's value, or PM_E* with
