@@ -4,6 +4,7 @@
  * a system call costs a few hundred instructions and copying costs one
  * instruction per 8 bytes (docs/timing.md lists them). */
 #include "guest/kimage.h"
+#include <string.h>
 
 #define K(off) (KIMAGE_TEXT_BASE + (off))
 
@@ -58,11 +59,8 @@ const struct ksym *kimage_lookup(uint64_t addr)
 
 static const struct ksym *by_name(const char *name)
 {
-  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-    const char *a = syms[i].name, *b = name;
-    while (*a && *a == *b) a++, b++;
-    if (*a == *b) return &syms[i];
-  }
+  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+    if (strcmp(syms[i].name, name) == 0) return &syms[i];
   return &syms[0];
 }
 
