@@ -157,7 +157,8 @@ static void set_trap(struct cpu *cpu, int sig, int code, uint64_t addr, int64_t 
   cpu->trap = (struct axp_trap){ sig, code, addr, trapno };
 }
 
-/* Memory fault on a data access at a: SIGSEGV, mapped-but-forbidden is ACCERR. */
+/* Memory fault on a data access (or an instruction fetch) at a: SIGSEGV,
+ * mapped-but-forbidden is ACCERR. */
 static void data_fault(struct cpu *cpu, struct guest_mm *mm, uint64_t a)
 {
   set_trap(cpu, GSIG_SEGV, mm_page(mm, a) ? SEGV_ACCERR : SEGV_MAPERR, a, 0);

@@ -32,8 +32,9 @@ int AXP_RUN_NAME(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64
    * commits; it may ask for an interrupt at this boundary. */
 #define DISPATCH() do { \
     if (__builtin_expect(left == 0, 0)) goto stop_budget; \
-    if (!(in->flags & DECODED) && in->id != XID_PAGE_END) predecode_slot(code, in); \
-    if (in->id != XID_PAGE_END && timing_before(cpu, c, in, PC())) goto stop_interrupt; \
+    if (in->id != XID_PAGE_END) { \
+      if (!(in->flags & DECODED)) predecode_slot(code, in); \
+      if (timing_before(cpu, c, in, PC())) goto stop_interrupt; } \
     left--; goto *labels[in->id]; } while (0)
 #else
 #define DISPATCH() do { \
@@ -73,7 +74,7 @@ new_page:
   code = code_for(cpu, mm, npc);
   if (!code) {
     /* Instruction fetch from a page that is not executable: SIGSEGV at pc. */
-    set_trap(cpu, GSIG_SEGV, mm_page(mm, npc) ? SEGV_ACCERR : SEGV_MAPERR, npc, 0);
+    data_fault(cpu, mm, npc);
     stop = AXP_STOP_TRAP;
     goto out;
   }
@@ -82,9 +83,7 @@ new_page:
 
 L_UNDECODED:
   if (!(in->flags & DECODED)) {
-    uint32_t w;
-    memcpy(&w, code->host + ((uint64_t)(in - code->in) << 2), 4);
-    predecode((struct axp_insn *)in, w);
+    predecode_slot(code, in);
     goto *labels[in->id];
   }
   /* fall through: cannot happen (decoded slots never keep id 0) */
@@ -296,6 +295,11 @@ L_ITOFT: f[in->rc] = r[in->ra]; NEXT();
 L_ITOFS: f[in->rc] = axp_fp_lds((uint32_t)r[in->ra]); NEXT();
 
   /* ---- IEEE operate ---- */
+  /* Software completion of raised exceptions; a trap if they are not disabled. */
+#define FP_COMPLETE(exc) do { if (exc) { \
+      int code_ = axp_fp_complete(in->fn, (exc), &c->fpcr, &c->swcr); \
+      if (code_) { set_trap(cpu, GSIG_FPE, code_, PC() + 4, 0); TRAP_AFTER(); } } \
+    NEXT(); } while (0)
 L_ADDS: L_SUBS: L_MULS: L_DIVS: L_ADDT: L_SUBT: L_MULT: L_DIVT:
 L_CMPTUN: L_CMPTEQ: L_CMPTLT: L_CMPTLE: L_CVTST: L_CVTTS: L_CVTTQ: L_CVTQS: L_CVTQT:
 L_SQRTS: L_SQRTT: {
@@ -303,20 +307,12 @@ L_SQRTS: L_SQRTT: {
     uint32_t exc = 0;
     fp_op_of(in->id, &op, &s);
     f[in->rc] = axp_fp_operate(op, s, in->fn, f[in->ra], f[in->rb], c->fpcr, &exc);
-    if (exc) {
-      int code_ = axp_fp_complete(in->fn, exc, &c->fpcr, &c->swcr);
-      if (code_) { set_trap(cpu, GSIG_FPE, code_, PC() + 4, 0); TRAP_AFTER(); }
-    }
-    NEXT();
+    FP_COMPLETE(exc);
   }
 L_CVTQL: {
     uint32_t exc = 0;
     f[in->rc] = axp_fp_cvtql_v(in->fn, f[in->rb], &exc);
-    if (exc) {
-      int code_ = axp_fp_complete(in->fn, exc, &c->fpcr, &c->swcr);
-      if (code_) { set_trap(cpu, GSIG_FPE, code_, PC() + 4, 0); TRAP_AFTER(); }
-    }
-    NEXT();
+    FP_COMPLETE(exc);
   }
 L_CVTLQ: f[in->rc] = axp_fp_cvtlq(f[in->rb]); NEXT();
 L_CPYS: f[in->rc] = (f[in->ra] & SIGN) | (f[in->rb] & ~SIGN); NEXT();
@@ -370,6 +366,7 @@ out:
 #undef OVF
 #undef CMOV
 #undef FCMOV
+#undef FP_COMPLETE
 #undef LBL_BASE
 #undef LBL_BWX
 #undef LBL_FIX
