@@ -143,12 +143,11 @@ static const char *symbolize(void *ctx, uint64_t addr, uint64_t *off)
 /* The instruction text as perf shows objdump's: mnemonic padded to 6. */
 static void insn_text(struct sym_dso *dso, uint64_t pc, char *out, size_t len)
 {
-  uint8_t b[4];
-  if (sym_dso_read(dso, pc, b, 4) != 4) {
+  uint32_t w;
+  if (!sym_dso_insn(dso, pc, &w)) {
     snprintf(out, len, "(not readable)");
     return;
   }
-  uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
   struct axp_insn d = axp_decode(w);
   char text[512];
   axp_disasm_sym(&d, pc, text, sizeof text, symbolize, dso);

@@ -114,10 +114,10 @@ static uint64_t count(const struct dval *v, uint64_t bits)
 /* The disassembly of the instruction at k->pc, tabs as spaces; "" if unknown. */
 static void insn_of(const struct dkey *k, char *buf, size_t len)
 {
-  uint8_t b[4];
+  uint32_t w;
   buf[0] = '\0';
-  if (!k->dso || sym_dso_read((struct sym_dso *)k->dso, k->pc, b, 4) != 4) return;
-  struct axp_insn in = axp_decode((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+  if (!k->dso || !sym_dso_insn((struct sym_dso *)k->dso, k->pc, &w)) return;
+  struct axp_insn in = axp_decode(w);
   axp_disasm(&in, k->pc, buf, len);
   for (char *p = buf; *p; p++)
     if (*p == '\t') *p = ' ';

@@ -158,11 +158,11 @@ static void print_sym(const struct script *sc, struct session *s, const struct p
 
 static void print_insn(const struct script *sc, const struct sym_loc *loc, uint64_t ip)
 {
-  uint8_t b[4];
-  if (!loc->dso || sym_dso_read(loc->dso, loc->vaddr, b, 4) != 4) return;
-  if (sc->on[F_INSN]) printf(" insn: %02x %02x %02x %02x", b[0], b[1], b[2], b[3]);
+  uint32_t w;
+  if (!loc->dso || !sym_dso_insn(loc->dso, loc->vaddr, &w)) return;
+  if (sc->on[F_INSN])
+    printf(" insn: %02x %02x %02x %02x", w & 0xff, w >> 8 & 0xff, w >> 16 & 0xff, w >> 24);
   if (sc->on[F_DISASM]) {
-    uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
     struct axp_insn d = axp_decode(w);
     char text[256];
     axp_disasm(&d, ip, text, sizeof text);

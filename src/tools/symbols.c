@@ -657,6 +657,14 @@ size_t sym_dso_read(struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len)
   return 0;
 }
 
+bool sym_dso_insn(struct sym_dso *dso, uint64_t vaddr, uint32_t *word)
+{
+  uint8_t b[4];
+  if (sym_dso_read(dso, vaddr, b, 4) != 4) return false;
+  *word = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+  return true;
+}
+
 /* The compilation unit DIE holding vaddr: through .debug_aranges, else by
  * asking every CU. Returns false when none does. */
 static bool find_cu(Dwarf *dw, uint64_t vaddr, Dwarf_Die *cu)

@@ -80,6 +80,10 @@ const struct sym_symbol *sym_dso_find(struct sym_dso *dso, uint64_t vaddr);
  * image reads as its one instruction word. */
 size_t sym_dso_read(struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len);
 
+/* The instruction word at link-time address vaddr of dso (Alpha words are
+ * little-endian). Returns false when it cannot be read. */
+bool sym_dso_insn(struct sym_dso *dso, uint64_t vaddr, uint32_t *word);
+
 /* Source file and line of link-time address vaddr from DWARF. Returns true
  * and sets *file (full path as compiled) and *line, or false. */
 bool sym_dso_srcline(struct sym_dso *dso, uint64_t vaddr, const char **file, unsigned *line);
