@@ -146,10 +146,8 @@ static int64_t sys_writev(ARGS) { return do_iov(m, t, a, true); }
 static int64_t do_openat(struct machine *m, struct task *t, int64_t dirfd, uint64_t path, uint64_t flags, uint64_t mode)
 {
   char p[PATH_MAX];
-  int e = sys_path(m, t, path, p, sizeof p);
+  int d, e = sys_at_path(m, t, dirfd, path, &d, p);
   if (e) return e;
-  int d = sys_dirfd(t, dirfd);
-  if (d < 0 && p[0] != '/') return d;
   int hf = oflags_to_host(flags);
   return sys_install(t, openat(d, p, hf | O_CLOEXEC, (mode_t)(mode & 07777 & ~t->proc->umask)),
                      (flags & 010000000) != 0);
@@ -363,19 +361,9 @@ static int64_t sys_fstat64(ARGS) { UNUSED; return do_fstat(t, a[0], a[1], false)
 static int64_t sys_fstat(ARGS) { UNUSED; return do_fstat(t, a[0], a[1], true); }
 
 /* ---- path operations ---- */
-/* Resolves (dirfd, guest path) to (host dirfd, host path). Returns 0 or -errno. */
-static int at_path(struct machine *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p)
-{
-  int e = sys_path(m, t, path, p, PATH_MAX);
-  if (e) return e;
-  *d = sys_dirfd(t, dirfd);
-  if (*d < 0 && p[0] != '/') return *d;
-  return 0;
-}
-
 #define AT1(name, call) \
   static int64_t name(struct machine *m, struct task *t, int64_t dfd, uint64_t path, uint64_t x) \
-  { char p[PATH_MAX]; int d; int e = at_path(m, t, dfd, path, &d, p); (void)x; \
+  { char p[PATH_MAX]; int d; int e = sys_at_path(m, t, dfd, path, &d, p); (void)x; \
     return e ? e : ((call) ? -errno : 0); }
 
 AT1(do_access, faccessat(d, p, (int)x, 0))
@@ -392,7 +380,7 @@ static int64_t sys_fchmodat(ARGS) { return do_chmod(m, t, (int64_t)(int32_t)a[0]
 static int64_t do_unlinkat(struct machine *m, struct task *t, int64_t dfd, uint64_t path, int flags)
 {
   char p[PATH_MAX];
-  int d, e = at_path(m, t, dfd, path, &d, p);
+  int d, e = sys_at_path(m, t, dfd, path, &d, p);
   if (e) return e;
   return unlinkat(d, p, flags) ? -errno : 0;
 }
@@ -403,8 +391,8 @@ static int64_t sys_unlinkat(ARGS) { return do_unlinkat(m, t, (int64_t)(int32_t)a
 static int64_t do_rename(struct machine *m, struct task *t, int64_t od, uint64_t op, int64_t nd, uint64_t np, unsigned flags)
 {
   char p1[PATH_MAX], p2[PATH_MAX];
-  int d1, d2, e = at_path(m, t, od, op, &d1, p1);
-  if (e || (e = at_path(m, t, nd, np, &d2, p2))) return e;
+  int d1, d2, e = sys_at_path(m, t, od, op, &d1, p1);
+  if (e || (e = sys_at_path(m, t, nd, np, &d2, p2))) return e;
   return renameat2(d1, p1, d2, p2, flags) ? -errno : 0;
 }
 static int64_t sys_rename(ARGS) { return do_rename(m, t, -100, a[0], -100, a[1], 0); }
@@ -417,10 +405,10 @@ static int64_t do_link(struct machine *m, struct task *t, int64_t od, uint64_t o
   int d1, d2, e;
   if (sym) {
     if (mm_read_str(t->mm, op, p1, sizeof p1) < 0) return -EFAULT;
-    if ((e = at_path(m, t, nd, np, &d2, p2))) return e;
+    if ((e = sys_at_path(m, t, nd, np, &d2, p2))) return e;
     return symlinkat(p1, d2, p2) ? -errno : 0;
   }
-  if ((e = at_path(m, t, od, op, &d1, p1)) || (e = at_path(m, t, nd, np, &d2, p2))) return e;
+  if ((e = sys_at_path(m, t, od, op, &d1, p1)) || (e = sys_at_path(m, t, nd, np, &d2, p2))) return e;
   return linkat(d1, p1, d2, p2, 0) ? -errno : 0;
 }
 static int64_t sys_link(ARGS) { return do_link(m, t, -100, a[0], -100, a[1], false); }
@@ -437,7 +425,7 @@ static int64_t do_readlink(struct machine *m, struct task *t, int64_t dfd, uint6
     n = (ssize_t)strlen(t->proc->exe);
     memcpy(out, t->proc->exe, (size_t)n);
   } else {
-    int d, e = at_path(m, t, dfd, path, &d, p);
+    int d, e = sys_at_path(m, t, dfd, path, &d, p);
     if (e) return e;
     n = readlinkat(d, p, out, sizeof out);
     if (n < 0) return -errno;
@@ -463,7 +451,7 @@ static int64_t sys_getcwd(ARGS)
 static int64_t sys_chdir(ARGS)
 {
   char p[PATH_MAX];
-  int d, e = at_path(m, t, -100, a[0], &d, p);
+  int d, e = sys_at_path(m, t, -100, a[0], &d, p);
   if (e) return e;
   int n = openat(d, p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (n < 0) return -errno;
@@ -513,7 +501,7 @@ static int64_t sys_ftruncate(ARGS)
 static int64_t sys_truncate(ARGS)
 {
   char p[PATH_MAX];
-  int d, e = at_path(m, t, -100, a[0], &d, p);
+  int d, e = sys_at_path(m, t, -100, a[0], &d, p);
   if (e) return e;
   int fd = openat(d, p, O_WRONLY | O_CLOEXEC);
   if (fd < 0) return -errno;
@@ -552,7 +540,7 @@ static int64_t sys_utimensat(ARGS)
     int h = sys_hostfd(t, a[0]);
     return h < 0 ? h : (futimens(h, tp) ? -errno : 0);
   }
-  int e = at_path(m, t, (int32_t)a[0], a[1], &d, p);
+  int e = sys_at_path(m, t, (int32_t)a[0], a[1], &d, p);
   if (e) return e;
   return utimensat(d, p, tp, a[3] & 0x100 ? AT_SYMLINK_NOFOLLOW : 0) ? -errno : 0;
 }

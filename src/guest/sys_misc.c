@@ -884,9 +884,9 @@ static int64_t do_statfs(struct machine *m, struct task *t, bool byfd, uint64_t 
     if (fstatfs(h, &s)) return -errno;
   } else {
     char p[PATH_MAX];
-    int e = sys_path(m, t, arg, p, sizeof p);
+    int d, e = sys_at_path(m, t, -100, arg, &d, p);
     if (e) return e;
-    int fd = openat(sys_dirfd(t, -100), p, O_PATH | O_CLOEXEC);
+    int fd = openat(d, p, O_PATH | O_CLOEXEC);
     if (fd < 0) return -errno;
     int r = fstatfs(fd, &s);
     e = errno;
@@ -909,10 +909,8 @@ static int64_t sys_fstatfs64(ARGS)
 static int64_t sys_statx(ARGS)
 {
   char p[PATH_MAX];
-  int e = sys_path(m, t, a[1], p, sizeof p);
+  int d, e = sys_at_path(m, t, (int32_t)a[0], a[1], &d, p);
   if (e) return e;
-  int d = sys_dirfd(t, (int32_t)a[0]);
-  if (d < 0 && p[0] != '/') return d;
   /* AT_SYMLINK_NOFOLLOW, AT_NO_AUTOMOUNT, AT_EMPTY_PATH, AT_STATX_*: same values */
   if (a[2] & ~(uint64_t)0x7900) return -EINVAL;
   struct statx sx;
@@ -952,10 +950,8 @@ static int64_t sys_getdents(ARGS)
 static int64_t do_mknodat(struct machine *m, struct task *t, int64_t dfd, uint64_t path, uint64_t mode)
 {
   char p[PATH_MAX];
-  int e = sys_path(m, t, path, p, sizeof p);
+  int d, e = sys_at_path(m, t, dfd, path, &d, p);
   if (e) return e;
-  int d = sys_dirfd(t, dfd);
-  if (d < 0 && p[0] != '/') return d;
   mode_t perm = (mode_t)(mode & 07777 & ~t->proc->umask);
   switch (mode & S_IFMT) {
   case 0: case S_IFREG: {
@@ -976,9 +972,8 @@ static int64_t sys_mknodat(ARGS) { return do_mknodat(m, t, (int32_t)a[0], a[1], 
 static int64_t sys_lchown(ARGS)
 {
   char p[PATH_MAX];
-  int e = sys_path(m, t, a[0], p, sizeof p);
+  int d, e = sys_at_path(m, t, -100, a[0], &d, p);
   if (e) return e;
-  int d = sys_dirfd(t, -100);
   return fchownat(d, p, (uid_t)a[1], (gid_t)a[2], AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 }
 

@@ -124,6 +124,15 @@ int sys_path(struct machine *m, struct task *t, uint64_t gaddr, char *buf, size_
   return 0;
 }
 
+int sys_at_path(struct machine *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p)
+{
+  int e = sys_path(m, t, path, p, PATH_MAX);
+  if (e) return e;
+  *d = sys_dirfd(t, dirfd);
+  if (*d < 0 && p[0] != '/') return *d;
+  return 0;
+}
+
 int sys_dirfd(struct task *t, int64_t gdirfd)
 {
   if ((int)gdirfd == -100) return t->proc->cwd_fd;   /* AT_FDCWD */

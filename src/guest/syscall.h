@@ -70,6 +70,9 @@ int sys_install_pair(struct task *t, const int h[2], bool cloexec, int g[2]);
 int sys_path(struct machine *m, struct task *t, uint64_t gaddr, char *buf, size_t len);
 /* Host directory fd for a guest dirfd argument (AT_FDCWD -> the process cwd). */
 int sys_dirfd(struct task *t, int64_t gdirfd);
+/* Resolves (guest dirfd, guest path) to (host dirfd *d, host path p of PATH_MAX
+ * bytes). Returns 0 or a negative errno. */
+int sys_at_path(struct machine *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p);
 /* Blocks t until fd is ready for events, if other tasks could run meanwhile.
  * Returns 0 if the caller may proceed with the (possibly blocking) host call. */
 int sys_wait_fd(struct machine *m, struct task *t, int hostfd, int events);
