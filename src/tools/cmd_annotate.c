@@ -16,7 +16,7 @@
 #include <string.h>
 
 struct akey { size_t ev; const struct sym_dso *dso; const struct sym_symbol *sym; uint64_t vaddr; };
-struct aval { uint64_t samples, period, pm; uint64_t st[PM_NSTATUS]; };
+struct aval { uint64_t samples, period; struct pm_counts pm; };
 
 /* The ProfileMe columns: header and the status bits each counts. */
 static const struct { const char *name; uint64_t bits; } pm_cols[] = {
@@ -67,12 +67,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   if (!v) return PM_ENOMEM;
   v->samples++;
   v->period += r->sample->period;
-  struct pm_raw_v1 raw;
-  if (session_pm_raw(r->sample, &raw)) {
-    v->pm++;
-    for (int i = 0; i < PM_NSTATUS; i++)
-      if (raw.status & (1ull << i)) v->st[i]++;
-  }
+  pm_counts_add(&v->pm, r->sample);
   return 0;
 }
 
@@ -193,10 +188,7 @@ static void print_insn(struct listing *l, uint64_t pc, const struct aval *v)
   if (l->a->show_nr) printf(" %7" PRIu64, v->samples);
   else printf(" %7.2f", l->total ? 100.0 * (double)v->period / (double)l->total : 0.0);
   for (size_t c = 0; l->pm && c < NPMCOLS; c++) {
-    uint64_t n = 0;
-    if (!pm_cols[c].bits) n = v->pm;
-    for (int i = 0; i < PM_NSTATUS; i++)
-      if (pm_cols[c].bits & (1ull << i)) n += v->st[i];
+    uint64_t n = pm_cols[c].bits ? pm_counts_sum(&v->pm, pm_cols[c].bits) : v->pm.n;
     printf(" %7" PRIu64, n);
   }
   insn_text(l->dso, pc, text, sizeof text);
@@ -218,7 +210,7 @@ static int annotate_one(struct annotate *a, struct session *s, const struct akey
     const struct aval *v = hist_val(a->h, i);
     samples += v->samples;
     total += v->period;
-    pm += v->pm;
+    pm += v->pm.n;
     uint64_t idx = (k->vaddr - sym->start) / 4;
     if (idx < n) at[idx] = v;
   }

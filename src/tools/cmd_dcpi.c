@@ -17,7 +17,7 @@
 #include <string.h>
 
 struct dkey { size_t ev; const struct sym_dso *dso; const struct sym_symbol *sym; uint64_t pc; };
-struct dval { uint64_t samples, period, pm; uint64_t st[PM_NSTATUS]; };
+struct dval { uint64_t samples; struct pm_counts pm; };
 
 /* Output columns after samples: name and the status bits counted. */
 static const struct { const char *name, *shortname; uint64_t bits; } cols[] = {
@@ -79,15 +79,8 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   struct dval *v = hist_get(d->h, &k);
   if (!v) return PM_ENOMEM;
   v->samples++;
-  v->period += smp->period;
   d->total[k.ev]++;
-  struct pm_raw_v1 raw;
-  if (session_pm_raw(smp, &raw)) {
-    v->pm++;
-    d->pm[k.ev]++;
-    for (int i = 0; i < PM_NSTATUS; i++)
-      if (raw.status & (1ull << i)) v->st[i]++;
-  }
+  if (pm_counts_add(&v->pm, smp)) d->pm[k.ev]++;
   return 0;
 }
 
@@ -101,14 +94,6 @@ static int row_cmp(const void *pa, const void *pb)
   if (a->k->pc != b->k->pc) return a->k->pc < b->k->pc ? -1 : 1;
   const char *x = a->k->dso ? a->k->dso->path : "", *y = b->k->dso ? b->k->dso->path : "";
   return strcmp(x, y);
-}
-
-static uint64_t count(const struct dval *v, uint64_t bits)
-{
-  uint64_t n = 0;
-  for (int i = 0; i < PM_NSTATUS; i++)
-    if (bits & (1ull << i)) n += v->st[i];
-  return n;
 }
 
 /* The disassembly of the instruction at k->pc, tabs as spaces; "" if unknown. */
@@ -162,7 +147,7 @@ static void print_csv(const struct dcpi *d, const struct session *s, const struc
     snprintf(num, sizeof num, "%" PRIu64, v->samples);
     csv_field(d->sep, num, false);
     for (size_t i = 0; i < NCOLS; i++) {
-      snprintf(num, sizeof num, "%" PRIu64, count(v, cols[i].bits));
+      snprintf(num, sizeof num, "%" PRIu64, pm_counts_sum(&v->pm, cols[i].bits));
       csv_field(d->sep, d->pm[k->ev] ? num : "", false);
     }
     putchar('\n');
@@ -199,7 +184,7 @@ static void print_table(const struct dcpi *d, const struct session *s, const str
       else printf("  symbol (dso)\n");
     }
     printf("  %8" PRIu64 " %7.2f%%", v->samples, d->total[ev] ? 100.0 * (double)v->samples / (double)d->total[ev] : 0.0);
-    for (size_t i = 0; pm && i < TABLE_COLS; i++) printf(" %8" PRIu64, count(v, cols[i].bits));
+    for (size_t i = 0; pm && i < TABLE_COLS; i++) printf(" %8" PRIu64, pm_counts_sum(&v->pm, cols[i].bits));
     if (!d->by_insn) {
       printf("  %s (%s)\n", k->sym ? k->sym->name : "[unknown]", k->dso ? k->dso->short_name : "[unknown]");
       continue;

@@ -156,6 +156,24 @@ bool session_pm_raw(const struct pd_sample *s, struct pm_raw_v1 *raw)
   return raw->version == PM_RAW_VERSION;
 }
 
+bool pm_counts_add(struct pm_counts *c, const struct pd_sample *s)
+{
+  struct pm_raw_v1 raw;
+  if (!session_pm_raw(s, &raw)) return false;
+  c->n++;
+  for (int i = 0; i < PM_NSTATUS; i++)
+    if (raw.status & (1ull << i)) c->st[i]++;
+  return true;
+}
+
+uint64_t pm_counts_sum(const struct pm_counts *c, uint64_t bits)
+{
+  uint64_t n = 0;
+  for (int i = 0; i < PM_NSTATUS; i++)
+    if (bits & (1ull << i)) n += c->st[i];
+  return n;
+}
+
 const char *session_record_name(uint32_t type)
 {
   static const char *const kernel[] = {

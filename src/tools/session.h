@@ -63,6 +63,14 @@ bool session_pm_raw(const struct pd_sample *s, struct pm_raw_v1 *raw);
 #define PM_NSTATUS 17
 extern const char *const pm_status_names[PM_NSTATUS + 1];
 
+/* ProfileMe samples by status: how many had a payload, and how many of those
+ * had each PM_ST_* bit. */
+struct pm_counts { uint64_t n; uint64_t st[PM_NSTATUS]; };
+/* Counts sample s if it has a ProfileMe payload; returns whether it had. */
+bool pm_counts_add(struct pm_counts *c, const struct pd_sample *s);
+/* The sum of the counts of the PM_ST_* bits in bits. */
+uint64_t pm_counts_sum(const struct pm_counts *c, uint64_t bits);
+
 /* An aggregation table: fixed-size keys (compared as bytes; zero the
  * padding) mapped to zero-initialised values of a fixed size, kept in
  * insertion order. */
