@@ -83,6 +83,15 @@ static struct shared_buf *shared_of(uint8_t *host)
   return (struct shared_buf *)(void *)(host - offsetof(struct shared_buf, data));
 }
 
+/* Returns the data of a new zeroed shared page with one reference, or NULL. */
+static uint8_t *shared_new(void)
+{
+  struct shared_buf *b = calloc(1, sizeof *b);
+  if (!b) return NULL;
+  b->refs = 1;
+  return b->data;
+}
+
 static void host_free(struct guest_page *p)
 {
   if (!p->host) return;
@@ -157,12 +166,7 @@ struct guest_mm *mm_fork(const struct guest_mm *src)
           d->shared = 1;
         } else if (l3[k].shared) {
           struct guest_page *s = (struct guest_page *)&l3[k];
-          if (!s->host) {
-            struct shared_buf *b = calloc(1, sizeof *b);
-            if (!b) goto fail;
-            b->refs = 1;
-            s->host = b->data;
-          }
+          if (!s->host && !(s->host = shared_new())) goto fail;
           shared_of(s->host)->refs++;
           d->host = s->host;
           d->shared = 1;
@@ -203,11 +207,10 @@ int mm_share(struct guest_mm *mm, uint64_t addr, uint64_t len)
     struct guest_page *p = mm_page(mm, a);
     if (!p) return PM_EFAULT;
     if (p->shared) continue;
-    struct shared_buf *b = calloc(1, sizeof *b);
-    if (!b) return PM_ENOMEM;
-    b->refs = 1;
-    if (p->host) { memcpy(b->data, p->host, GUEST_PAGE_SIZE); free(p->host); }
-    p->host = b->data;
+    uint8_t *data = shared_new();
+    if (!data) return PM_ENOMEM;
+    if (p->host) { memcpy(data, p->host, GUEST_PAGE_SIZE); free(p->host); }
+    p->host = data;
     p->shared = 1;
     tlb_drop(mm, a);
   }
@@ -286,14 +289,7 @@ uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot)
   struct guest_page *p = mm_page(mm, addr);
   if (!p || (p->prot & prot) != prot) return NULL;
   if (!p->host) {
-    if (p->shared) {
-      struct shared_buf *b = calloc(1, sizeof *b);
-      if (!b) return NULL;
-      b->refs = 1;
-      p->host = b->data;
-    } else if (!(p->host = calloc(1, GUEST_PAGE_SIZE))) {
-      return NULL;
-    }
+    if (!(p->host = p->shared ? shared_new() : calloc(1, GUEST_PAGE_SIZE))) return NULL;
     mm->pages_touched++;
   }
   uint64_t page = addr & ~GUEST_PAGE_MASK;
