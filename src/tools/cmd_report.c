@@ -89,13 +89,6 @@ static bool has_key(const struct report *rp, enum key k)
   return false;
 }
 
-static bool num_in_list(char *const *list, size_t n, uint32_t v)
-{
-  char buf[16];
-  snprintf(buf, sizeof buf, "%d", (int32_t)v);
-  return in_list(list, n, buf);
-}
-
 static const char *dso_name(const struct sym_dso *d) { return d ? d->short_name : "[unknown]"; }
 
 static int on_record(void *ctx, struct session *s, const struct session_rec *r)
@@ -109,7 +102,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   const char *comm = sym_comm(s->m, smp->pid, smp->tid);
   if (!in_list(rp->comms, rp->ncomms, comm) || !in_list(rp->dsos, rp->ndsos, dso_name(r->loc.dso)) ||
       (rp->nsyms && (!r->loc.sym || !in_list(rp->syms, rp->nsyms, r->loc.sym->name))) ||
-      !num_in_list(rp->pids, rp->npids, smp->pid) || !num_in_list(rp->tids, rp->ntids, smp->tid))
+      !in_num_list(rp->pids, rp->npids, smp->pid) || !in_num_list(rp->tids, rp->ntids, smp->tid))
     return 0;
   struct rkey k;
   memset(&k, 0, sizeof k);

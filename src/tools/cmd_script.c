@@ -389,12 +389,8 @@ static void dump_record(struct script *sc, struct session *s, const struct sessi
 
 static bool wanted(const struct script *sc, struct session *s, const struct pd_sample *smp)
 {
-  char buf[16];
-  if (!in_list(sc->comms, sc->ncomms, sym_comm(s->m, smp->pid, smp->tid))) return false;
-  snprintf(buf, sizeof buf, "%d", (int32_t)smp->pid);
-  if (!in_list(sc->pids, sc->npids, buf)) return false;
-  snprintf(buf, sizeof buf, "%d", (int32_t)smp->tid);
-  return in_list(sc->tids, sc->ntids, buf);
+  return in_list(sc->comms, sc->ncomms, sym_comm(s->m, smp->pid, smp->tid)) &&
+         in_num_list(sc->pids, sc->npids, smp->pid) && in_num_list(sc->tids, sc->ntids, smp->tid);
 }
 
 static int on_record(void *ctx, struct session *s, const struct session_rec *r)

@@ -399,3 +399,10 @@ bool in_list(char *const *list, size_t n, const char *name)
     if (!strcmp(list[i], name)) return true;
   return false;
 }
+
+bool in_num_list(char *const *list, size_t n, uint32_t v)
+{
+  char buf[16];
+  snprintf(buf, sizeof buf, "%d", (int32_t)v);
+  return in_list(list, n, buf);
+}

@@ -89,6 +89,8 @@ void *hist_val(const struct hist *h, size_t i);
 size_t split_list(char *s, char **out, size_t max);
 /* Whether name is in the list (or the list is empty). */
 bool in_list(char *const *list, size_t n, const char *name);
+/* Whether a pid or tid, as perf prints it (signed), is in the list (or the list is empty). */
+bool in_num_list(char *const *list, size_t n, uint32_t v);
 
 /* perf's text for the parts of a PERF_SAMPLE_DATA_SRC value (util/mem-events.c):
  * op "LOAD", level "L1 or L1 hit", snoop "None", TLB "L1 miss", lock "No",
