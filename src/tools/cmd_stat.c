@@ -12,6 +12,8 @@
 #include "util/err.h"
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,28 +27,31 @@
 enum hw { HW_CYCLES = EV67_EV_CYCLES, HW_INSTRUCTIONS = EV67_EV_INSTRUCTIONS,
           HW_BCACHE = EV67_EV_BCACHE, HW_MBOX = EV67_EV_MBOX };
 
-struct sim_event { const char *name; const char *desc; };
-/* Ground-truth events and what they count (exactly, from the timing model). */
+struct sim_event { const char *name; const char *desc; size_t off; };
+#define SIM(f) offsetof(struct ev67_stats, f)
+#define SIM_CYCLES SIZE_MAX      /* the model's clock, not a struct ev67_stats field */
+/* Ground-truth events, what they count (exactly, from the timing model) and
+ * where in struct ev67_stats. */
 static const struct sim_event sim_events[] = {
-  { "cycles", "CPU cycles" },
-  { "instructions", "retired instructions (squashed NOPs excluded)" },
-  { "fetched", "fetched instructions, wrong path and killed included" },
-  { "branches", "retired conditional branches" },
-  { "branch-misses", "mispredicted conditional branches" },
-  { "jump-misses", "mispredicted jumps and returns" },
-  { "dtb-misses", "DTB misses" },
-  { "itb-misses", "ITB misses" },
-  { "icache-misses", "Icache misses (fetch blocks)" },
-  { "dcache-misses", "Dcache misses (loads)" },
-  { "bcache-misses", "B-cache misses (loads)" },
-  { "killed", "instructions killed (wrong path or behind a trap)" },
-  { "wrong-path", "instructions fetched on a mispredicted path" },
-  { "unaligned", "unaligned-access traps" },
-  { "replays", "load-store order replay traps" },
-  { "map-stalls", "instructions stalled between fetch and map" },
-  { "loads", "loads executed" },
-  { "stores", "stores executed" },
-  { "traps", "traps of any kind" },
+  { "cycles", "CPU cycles", SIM_CYCLES },
+  { "instructions", "retired instructions (squashed NOPs excluded)", SIM(retired) },
+  { "fetched", "fetched instructions, wrong path and killed included", SIM(fetched) },
+  { "branches", "retired conditional branches", SIM(cond_branches) },
+  { "branch-misses", "mispredicted conditional branches", SIM(cond_mispredicts) },
+  { "jump-misses", "mispredicted jumps and returns", SIM(jump_mispredicts) },
+  { "dtb-misses", "DTB misses", SIM(dtb_misses) },
+  { "itb-misses", "ITB misses", SIM(itb_misses) },
+  { "icache-misses", "Icache misses (fetch blocks)", SIM(icache_misses) },
+  { "dcache-misses", "Dcache misses (loads)", SIM(dcache_misses) },
+  { "bcache-misses", "B-cache misses (loads)", SIM(bcache_misses) },
+  { "killed", "instructions killed (wrong path or behind a trap)", SIM(killed) },
+  { "wrong-path", "instructions fetched on a mispredicted path", SIM(wrong_path) },
+  { "unaligned", "unaligned-access traps", SIM(unaligned) },
+  { "replays", "load-store order replay traps", SIM(replays) },
+  { "map-stalls", "instructions stalled between fetch and map", SIM(map_stalls) },
+  { "loads", "loads executed", SIM(loads) },
+  { "stores", "stores executed", SIM(stores) },
+  { "traps", "traps of any kind", SIM(traps) },
 };
 #define NSIM (sizeof sim_events / sizeof sim_events[0])
 
@@ -74,27 +79,8 @@ struct stat_run {
 
 static uint64_t sim_value(const struct ev67_stats *s, uint64_t cycles, int i)
 {
-  switch (i) {
-  case 0: return cycles;
-  case 1: return s->retired;
-  case 2: return s->fetched;
-  case 3: return s->cond_branches;
-  case 4: return s->cond_mispredicts;
-  case 5: return s->jump_mispredicts;
-  case 6: return s->dtb_misses;
-  case 7: return s->itb_misses;
-  case 8: return s->icache_misses;
-  case 9: return s->dcache_misses;
-  case 10: return s->bcache_misses;
-  case 11: return s->killed;
-  case 12: return s->wrong_path;
-  case 13: return s->unaligned;
-  case 14: return s->replays;
-  case 15: return s->map_stalls;
-  case 16: return s->loads;
-  case 17: return s->stores;
-  default: return s->traps;
-  }
+  size_t off = sim_events[i].off;
+  return off == SIM_CYCLES ? cycles : *(const uint64_t *)((const char *)s + off);
 }
 
 /* Parses one event name; returns 0 or -1 with a message. */
