@@ -24,7 +24,7 @@ static void tlb_clear(struct guest_mm *mm)
 /* Drops the TLB entries of the page holding addr. */
 static void tlb_drop(struct guest_mm *mm, uint64_t addr)
 {
-  unsigned i = (addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1);
+  unsigned i = mm_tlb_index(addr);
   uint64_t page = addr & ~GUEST_PAGE_MASK;
   if (mm->tlb_r[i].tag == page) mm->tlb_r[i].tag = ~(uint64_t)0;
   if (mm->tlb_w[i].tag == page) mm->tlb_w[i].tag = ~(uint64_t)0;
@@ -293,7 +293,7 @@ uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot)
     mm->pages_touched++;
   }
   uint64_t page = addr & ~GUEST_PAGE_MASK;
-  unsigned i = (addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1);
+  unsigned i = mm_tlb_index(addr);
   uintptr_t addend = (uintptr_t)p->host - (uintptr_t)page;
   if (p->prot & GUEST_PROT_READ) mm->tlb_r[i] = (struct guest_tlb_entry){ page, addend };
   if ((p->prot & GUEST_PROT_WRITE) && !p->code)
@@ -325,7 +325,7 @@ void mm_code_attach(struct guest_mm *mm, uint64_t addr, struct guest_code *code)
   struct guest_page *p = mm_page(mm, addr);
   if (!p) return;
   p->code = code;
-  unsigned i = (addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1);
+  unsigned i = mm_tlb_index(addr);
   if (mm->tlb_w[i].tag == (addr & ~GUEST_PAGE_MASK)) mm->tlb_w[i].tag = ~(uint64_t)0;
 }
 

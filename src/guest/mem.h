@@ -118,19 +118,24 @@ long mm_read_str(struct guest_mm *mm, uint64_t addr, char *buf, size_t max);
 
 /* Hot-path lookups: host pointer for an aligned access of size bytes, or NULL
  * (miss: unaligned, not cached, or not permitted; use mm_host then). */
-static inline uint8_t *mm_tlb_read(struct guest_mm *mm, uint64_t addr, unsigned size)
+static inline unsigned mm_tlb_index(uint64_t addr)
 {
-  const struct guest_tlb_entry *e = &mm->tlb_r[(addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1)];
+  return (addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1);
+}
+static inline uint8_t *mm_tlb_lookup(const struct guest_tlb_entry *tlb, uint64_t addr, unsigned size)
+{
+  const struct guest_tlb_entry *e = &tlb[mm_tlb_index(addr)];
   if (e->tag == (addr & (~GUEST_PAGE_MASK | (size - 1))))
     return (uint8_t *)(uintptr_t)(addr + e->addend);
   return NULL;
 }
+static inline uint8_t *mm_tlb_read(struct guest_mm *mm, uint64_t addr, unsigned size)
+{
+  return mm_tlb_lookup(mm->tlb_r, addr, size);
+}
 static inline uint8_t *mm_tlb_write(struct guest_mm *mm, uint64_t addr, unsigned size)
 {
-  const struct guest_tlb_entry *e = &mm->tlb_w[(addr >> GUEST_PAGE_SHIFT) & (GUEST_TLB_SIZE - 1)];
-  if (e->tag == (addr & (~GUEST_PAGE_MASK | (size - 1))))
-    return (uint8_t *)(uintptr_t)(addr + e->addend);
-  return NULL;
+  return mm_tlb_lookup(mm->tlb_w, addr, size);
 }
 
 #endif
