@@ -167,17 +167,13 @@ uint64_t elf_setup_stack(struct guest_mm *mm, const struct stack_args *sa)
   };
   size_t nwords = 1 + (size_t)sa->argc + 1 + (size_t)sa->envc + 1 + 2 * (sizeof aux / sizeof aux[0]);
   w.sp = (w.sp - nwords * 8) & ~15ull;
-  uint64_t sp = w.sp, p = sp;
-  uint64_t argc = (uint64_t)sa->argc;
-  if (mm_write(mm, p, &argc, 8, false)) return 0;
-  p += 8;
-  for (int i = 0; i < sa->argc; i++, p += 8) if (mm_write(mm, p, &args[i], 8, false)) return 0;
-  if (mm_write(mm, p, &zero, 8, false)) return 0;
-  p += 8;
-  for (int i = 0; i < sa->envc; i++, p += 8) if (mm_write(mm, p, &envs[i], 8, false)) return 0;
-  if (mm_write(mm, p, &zero, 8, false)) return 0;
-  p += 8;
-  if (mm_write(mm, p, aux, sizeof aux, false)) return 0;
-  if (w.err || sp < top - GUEST_STACK_SIZE / 2) return 0;
+  uint64_t sp = w.sp, argc = (uint64_t)sa->argc;
+  uint64_t envp = sp + 8 * ((uint64_t)sa->argc + 2), auxv = envp + 8 * ((uint64_t)sa->envc + 1);
+  args[sa->argc] = envs[sa->envc] = 0;   /* the NULLs ending argv and envp */
+  if (mm_write(mm, sp, &argc, 8, false) ||
+      mm_write(mm, sp + 8, args, ((size_t)sa->argc + 1) * 8, false) ||
+      mm_write(mm, envp, envs, ((size_t)sa->envc + 1) * 8, false) ||
+      mm_write(mm, auxv, aux, sizeof aux, false) || w.err || sp < top - GUEST_STACK_SIZE / 2)
+    return 0;
   return sp;
 }
