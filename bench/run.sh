@@ -11,9 +11,8 @@
 #   BENCH_LOOP_ITERS (default 350000000), BENCH_LIBC_ROUNDS (default 4),
 #   BENCH_TIMED_LOOP_ITERS (default 20000000)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-PROFILEME=${PROFILEME:-$PWD/$BUILD/profileme}
+. "$(dirname "$0")/../tests/lib/common.bash"
+cd "$root"
 CC_ALPHA=${ALPHA_CC:-alpha-linux-gnu-gcc}
 QEMU=${QEMU_ALPHA:-qemu-alpha}
 SYSROOT=${ALPHA_SYSROOT:-/usr/alpha-linux-gnu}

@@ -4,9 +4,9 @@
 # "PASS name" or "FAIL name: why". Anything else it prints is passed through.
 # The last line is "N passed, N failed"; the exit status is 0 only if none failed.
 set -u
-cd "$(dirname "$0")/.."
-export BUILD=${BUILD:-build}
-export PROFILEME=${PROFILEME:-$PWD/$BUILD/profileme}
+. "$(dirname "$0")/lib/common.bash"
+cd "$root"
+export BUILD PROFILEME
 pass=0; fail=0
 log=$(mktemp); trap 'rm -f "$log"' EXIT
 run_group() {

@@ -10,13 +10,11 @@
 # differing; the first differences are printed on failure. docs/disasm.md says
 # what the comparison covers.
 set -u
-BUILD=${BUILD:-build}
-PROFILEME=${PROFILEME:-$PWD/$BUILD/profileme}
+. "$(dirname "$0")/../lib/common.bash"
 SYSROOT=${ALPHA_SYSROOT:-/usr/alpha-linux-gnu}
 OBJDUMP=alpha-linux-gnu-objdump
 OBJCOPY=alpha-linux-gnu-objcopy
 AR=alpha-linux-gnu-ar
-PROFILEME=$(cd "$(dirname "$PROFILEME")" 2>/dev/null && pwd)/$(basename "$PROFILEME")
 CACHE=$(mkdir -p "$BUILD/disasm" && cd "$BUILD/disasm" && pwd)
 
 if ! command -v $OBJDUMP >/dev/null || ! command -v $AR >/dev/null; then

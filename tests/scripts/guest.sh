@@ -25,12 +25,8 @@
 # ALPHA_CC (default alpha-linux-gnu-gcc), QEMU_ALPHA (default qemu-alpha).
 set -u
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.bash"
 cd "$root"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
-PROFILEME=${PROFILEME:-$BUILD/profileme}
-case $PROFILEME in /*) ;; *) PROFILEME=$root/$PROFILEME ;; esac
 export BUILD PROFILEME
 CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
 QEMU=${QEMU_ALPHA:-qemu-alpha}

@@ -14,10 +14,8 @@
 #    perf record (otherwise a note says why: the fixtures stand in).
 # One PASS/FAIL line per check. Environment: BUILD, ALPHA_CC, PERF.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.bash"
 cd "$root"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
 T=$BUILD/unit/test_perfdata
 CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
 PERF=${PERF:-perf}

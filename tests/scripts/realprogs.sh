@@ -11,12 +11,8 @@
 # REALPROGS_TIMEOUT (seconds allowed to the emulator per run, default 300).
 set -u
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.bash"
 cd "$root"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
-PROFILEME=${PROFILEME:-$BUILD/profileme}
-case $PROFILEME in /*) ;; *) PROFILEME=$root/$PROFILEME ;; esac
 export BUILD PROFILEME
 QEMU=${QEMU_ALPHA:-qemu-alpha}
 out=$BUILD/realprogs

@@ -3,21 +3,12 @@
 # Records with `profileme record`, then checks the samples with Linux perf
 # (perf script, an independent reader) and with `profileme dcpi`.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
-PROFILEME=${PROFILEME:-$BUILD/profileme}
-case $PROFILEME in /*) ;; *) PROFILEME=$root/$PROFILEME ;; esac
+. "$(dirname "$0")/../lib/common.bash"
 out=$BUILD/record
 mkdir -p "$out"
 cd "$out"
 
-build() {
-  local src=$1 bin=$out/$(basename "$1" .c)
-  if [ ! -x "$bin" ] || [ "$root/$src" -nt "$bin" ]; then
-    alpha-linux-gnu-gcc -O2 -static -Wl,--no-relax -o "$bin" "$root/$src" || return 1
-  fi
-}
+build() { alpha_static "$root/$1" "$out/$(basename "$1" .c)"; }
 build tests/record/loop16.c && build tests/timing/branch_random.c && build tests/timing/traps.c ||
   { echo "FAIL record/build: cannot build the workloads"; exit 0; }
 

@@ -4,21 +4,12 @@
 # the difference of the two runs removes start-up and leaves the loop, whose
 # per-iteration figures must land in the stated range.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
-PROFILEME=${PROFILEME:-$BUILD/profileme}
-case $PROFILEME in /*) ;; *) PROFILEME=$root/$PROFILEME ;; esac
+. "$(dirname "$0")/../lib/common.bash"
 out=$BUILD/timing
 mkdir -p "$out"
 EVENTS=sim/cycles/,sim/instructions/,sim/branches/,sim/branch-misses/,sim/dtb-misses/,sim/loads/,sim/killed/,sim/wrong-path/
 
-build() {
-  local src=$root/tests/timing/$1.c bin=$out/$1
-  if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-    alpha-linux-gnu-gcc -O2 -static -Wl,--no-relax -o "$bin" "$src" || return 1
-  fi
-}
+build() { alpha_static "$root/tests/timing/$1.c" "$out/$1"; }
 
 # Prints "cycles insns branches misses dtb loads killed wrongpath" for one run.
 measure() {

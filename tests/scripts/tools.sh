@@ -16,12 +16,8 @@
 #  - malformed input and bad options: exit status 1 and 2 with a message.
 # One PASS/FAIL line per check. Environment: BUILD, PROFILEME, ALPHA_CC, PERF.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib/common.bash"
 cd "$root"
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
-PROFILEME=${PROFILEME:-$BUILD/profileme}
-case $PROFILEME in /*) ;; *) PROFILEME=$root/$PROFILEME ;; esac
 ACC=${ALPHA_CC:-alpha-linux-gnu-gcc}
 PERF=${PERF:-perf}
 out=$BUILD/tools-test
