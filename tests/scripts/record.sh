@@ -34,17 +34,19 @@ n=$(loop_pcs agg16.data)
 if [ "$n" -ge 2 ] && [ "$n" -le 6 ]; then echo "PASS record/aggregate-few-pcs: Aggregate samples on $n PCs (about 4)"
 else echo "FAIL record/aggregate-few-pcs: Aggregate samples on $n PCs, want 2..6"; fi
 
-# dcpi CSV rows for main: columns by name.
-dcpi_main() {
+# dcpi CSV rows, tab-separated, columns by name: symbol pc insn samples
+# retired killed mispredict trap dtb_miss unaligned kernel (insn's blanks as _).
+dcpi_rows() {
   "$PROFILEME" dcpi -i "$1" --by insn -x, 2>/dev/null | perl -e '
     my $h = <STDIN>; chomp $h; my @c = split /,/, $h; my %i; @i{@c} = 0..$#c;
     while (<STDIN>) {
       chomp; my @f; push @f, defined($1) ? $1 : $2 while /\G(?:"([^"]*)"|([^,]*))(?:,|$)/g;
-      next unless $f[$i{symbol}] eq "main";
       $f[$i{insn}] =~ s/\s+/_/g;
-      print join(" ", map { $f[$i{$_}] } qw(pc insn samples retired killed mispredict trap dtb_miss unaligned kernel)), "\n";
+      print join("\t", map { $f[$i{$_}] } qw(symbol pc insn samples retired killed mispredict trap dtb_miss unaligned kernel)), "\n";
     }'
 }
+# The rows for main without the symbol, space-separated.
+dcpi_main() { dcpi_rows "$1" | awk -F'\t' '$1 == "main" { sub(/^[^\t]*\t/, ""); gsub(/\t/, " "); print }'; }
 
 # A branch on random data mispredicts in a large share of its samples, and
 # under 1% with sorted data (the branch with the most mispredicts).
@@ -95,11 +97,8 @@ else echo "FAIL record/fifty-runs: $bad of 50 runs failed or warned"; fi
 # that mispredicted, against sim/branch-misses / sim/branches, within 4 sigma.
 truth=$("$PROFILEME" stat -x, -e sim/branches/,sim/branch-misses/ -- "$out/branch_random" 2000000 2>&1 >/dev/null |
         awk -F, '{ v[$3] = $1 } END { printf "%.4f", v["sim/branch-misses/"] / v["sim/branches/"] }')
-est=$("$PROFILEME" dcpi -i br.data --by insn -x, 2>/dev/null | perl -e '
-  my $h = <STDIN>; chomp $h; my @c = split /,/, $h; my %i; @i{@c} = 0..$#c; my ($n, $m) = (0, 0);
-  while (<STDIN>) { chomp; my @f; push @f, defined($1) ? $1 : $2 while /\G(?:"([^"]*)"|([^,]*))(?:,|$)/g;
-    next unless $f[$i{insn}] =~ /^(beq|bne|blt|ble|bgt|bge|blbc|blbs|fb)/; $n += $f[$i{retired}]; $m += $f[$i{mispredict}] }
-  printf "%.4f %d", $n ? $m / $n : 0, $n')
+est=$(dcpi_rows br.data | awk -F'\t' '$3 ~ /^(beq|bne|blt|ble|bgt|bge|blbc|blbs|fb)/ { n += $5; m += $7 }
+  END { printf "%.4f %d", n ? m / n : 0, n }')
 set -- $est
 awk -v t="$truth" -v e="$1" -v n="$2" 'BEGIN {
   sd = sqrt(t * (1 - t) / (n ? n : 1)); d = e - t; if (d < 0) d = -d;
