@@ -109,7 +109,7 @@ static int parse_event(const char *s, struct event *e)
                 : a.config == PERF_COUNT_HW_CACHE_MISSES ? HW_BCACHE : 0;
     bool aggregate = !a.precise_ip && !(a.config & (PM_CFG_PROFILEME | PM_CFG_RANDOM)) &&
                      !a.exclude_user && !a.exclude_kernel && a.type != PERF_TYPE_SOFTWARE;
-    if (ev >= HW_CYCLES && ev <= HW_MBOX && aggregate && a.type != PERF_TYPE_SOFTWARE) {
+    if (ev >= HW_CYCLES && ev <= HW_MBOX && aggregate) {
       e->hw = (int)ev;
       return 0;
     }
