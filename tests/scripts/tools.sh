@@ -26,8 +26,9 @@ P=$PROFILEME
 
 pass() { echo "PASS tools/$1"; }
 fail() { echo "FAIL tools/$1: $2"; }
-# check NAME WANT GOT: equal strings.
-check() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "want [$2], got [$3]"; fi; }
+# check NAME WANT GOT: equal strings; an empty WANT (an answer that could not
+# be looked up) fails, so that two empty strings do not pass.
+check() { if [ -n "$2" ] && [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "want [$2], got [$3]"; fi; }
 # check_file NAME WANT-FILE GOT-FILE: equal files, the first differences shown.
 check_file() {
   if diff -q "$2" "$3" >/dev/null; then pass "$1"; else fail "$1" "outputs differ"; diff "$2" "$3" | head -8 | sed 's/^/    /'; fi
