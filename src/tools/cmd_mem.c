@@ -173,10 +173,7 @@ static void cell(const struct mkey *e, enum mkey_id k, char *buf, size_t len)
   case M_PID: snprintf(buf, len, "%7d:%s", (int32_t)e->tid, e->comm); break;
   case M_DSO: snprintf(buf, len, "%s", e->dso ? e->dso->short_name : "[unknown]"); break;
   case M_DDSO: snprintf(buf, len, "%s", e->ddso ? e->ddso->short_name : "[unknown]"); break;
-  case M_SYM:
-    if (e->sym) snprintf(buf, len, "[%c] %s", (char)e->level, e->sym->name);
-    else snprintf(buf, len, "[%c] 0x%016" PRIx64, (char)e->level, e->addr);
-    break;
+  case M_SYM: sym_column((char)e->level, e->sym, e->addr, buf, len); break;
   case M_DSYM:
     if (e->dsym) snprintf(buf, len, "[.] %s+0x%" PRIx64, e->dsym->name, e->daddr - e->dsym->start);
     else snprintf(buf, len, "[.] 0x%016" PRIx64, e->daddr);

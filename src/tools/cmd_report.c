@@ -162,8 +162,7 @@ static int row_cmp(const void *pa, const void *pb)
 /* Writes the symbol column text of k. */
 static void sym_text(const struct rkey *k, char *buf, size_t len)
 {
-  if (k->sym) snprintf(buf, len, "[%c] %s", (char)k->level, k->sym->name);
-  else snprintf(buf, len, "[%c] 0x%016" PRIx64, (char)k->level, k->addr);
+  sym_column((char)k->level, k->sym, k->addr, buf, len);
 }
 
 /* Column widths over the rows shown, perf's hists__calc_col_len. */

@@ -191,6 +191,12 @@ const char *session_record_name(uint32_t type)
   return NULL;
 }
 
+void sym_column(char level, const struct sym_symbol *sym, uint64_t addr, char *buf, size_t len)
+{
+  if (sym) snprintf(buf, len, "[%c] %s", level, sym->name);
+  else snprintf(buf, len, "[%c] 0x%016" PRIx64, level, addr);
+}
+
 /* ---- data source text ---- */
 
 /* Appends to buf (length kept in *l) like scnprintf. */

@@ -105,6 +105,10 @@ void mem_lock_str(uint64_t ds, char *buf, size_t len);
 void mem_blk_str(uint64_t ds, char *buf, size_t len);
 void mem_info_str(uint64_t ds, char *buf, size_t len);
 
+/* perf's Symbol column for a sampled address: "[L] name", or "[L] 0x<16 hex
+ * digits>" of the map-relative addr when sym is NULL (L: sym_loc's level). */
+void sym_column(char level, const struct sym_symbol *sym, uint64_t addr, char *buf, size_t len);
+
 /* perf's PERF_RECORD_* name of a record type ("MMAP2", "SAMPLE"...), or NULL. */
 const char *session_record_name(uint32_t type);
 
