@@ -40,7 +40,6 @@ struct rec {
   int nev;
   uint64_t samples, bytes, lost_records;
   uint8_t *tmp;
-  volatile sig_atomic_t *stop;
   bool stopped;
   double t0;
   bool progress;
@@ -58,17 +57,13 @@ static double host_now(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static uint64_t guest_ns(void *ctx)
-{
-  struct rec *r = ctx;
-  return ev67_now(timed_core(r->timed)) * 1000 / GUEST_MHZ;
-}
-
 static uint64_t cycle_now(void *ctx)
 {
   struct rec *r = ctx;
   return ev67_now(timed_core(r->timed));
 }
+
+static uint64_t guest_ns(void *ctx) { return cycle_now(ctx) * 1000 / GUEST_MHZ; }
 
 static bool insn_at(void *ctx, uint64_t pc, uint32_t *word)
 {
