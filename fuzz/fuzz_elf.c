@@ -13,8 +13,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Loads data into a new address space and, if that worked, builds a stack. */
-static void load_one(const uint8_t *data, size_t size, int is_interp)
+/* Loads data into a new address space and, if that worked, builds a stack.
+ * Returns elf_load's result. */
+static int load_one(const uint8_t *data, size_t size, int is_interp)
 {
   struct guest_mm *mm = mm_create();
   if (!mm) abort();
@@ -38,6 +39,7 @@ static void load_one(const uint8_t *data, size_t size, int is_interp)
     }
   }
   mm_put(mm);
+  return err;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -45,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   /* elf_check must agree with elf_load on what it rejects. */
   int chk = elf_check(data, size);
   if (chk > 0 || chk < PM_ERR_MIN) abort();
-  load_one(data, size, 0);
+  int err = load_one(data, size, 0);
+  if (chk != 0 && err != chk) abort();
   if (chk == 0) load_one(data, size, 1);
   return 0;
 }
