@@ -85,6 +85,7 @@ static uint64_t rnd(void *ctx)
 static void drain(struct rec *r)
 {
   struct perf_event_mmap_page *up = perf_event_user_page(r->ev[0]);
+  if (!up) return;               /* not mapped (the ring is mapped before the run) */
   uint64_t size, head = __atomic_load_n(&up->data_head, __ATOMIC_ACQUIRE), tail = up->data_tail;
   const uint8_t *data = perf_event_data(r->ev[0], &size);
   while (tail < head) {
