@@ -135,8 +135,7 @@ static int check_fields(const struct script *sc, const struct session *s)
   return 0;
 }
 
-static void print_sym(const struct script *sc, struct session *s, const struct pd_sample *smp,
-                      const struct sym_loc *loc)
+static void print_sym(const struct script *sc, const struct pd_sample *smp, const struct sym_loc *loc)
 {
   putchar(' ');
   if (sc->on[F_IP]) printf("%16" PRIx64, smp->ip);
@@ -153,7 +152,6 @@ static void print_sym(const struct script *sc, struct session *s, const struct p
     const char *base = strrchr(file, '/');
     printf("\n  %s:%u", base ? base + 1 : file, line);
   }
-  (void)s;
 }
 
 static void print_insn(const struct script *sc, const struct sym_loc *loc, uint64_t ip)
@@ -207,7 +205,7 @@ static void print_line(struct script *sc, struct session *s, const struct pd_sam
     printf("%-*s", sc->data_src_width, out);
   }
   if (sc->on[F_WEIGHT]) printf("%16" PRIu64, smp->weight);
-  if (sc->on[F_IP] || sc->on[F_SYM] || sc->on[F_DSO]) print_sym(sc, s, smp, loc);
+  if (sc->on[F_IP] || sc->on[F_SYM] || sc->on[F_DSO]) print_sym(sc, smp, loc);
   if (sc->on[F_INSN] || sc->on[F_DISASM]) print_insn(sc, loc, smp->ip);
   if (sc->on[F_PM]) print_pm_status(smp);
   putchar('\n');
