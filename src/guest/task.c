@@ -608,6 +608,7 @@ void futex_wake(struct machine *m, struct guest_mm *mm, uint64_t addr, int n, ui
         o->wait_addr == addr && (o->wait_bitset & bitset)) {
       task_wake(o);
       o->in_syscall_wait = false;   /* the wait completes: return 0 */
+      o->wait_deadline = 0;         /* its timeout is spent */
       o->ctx.r[0] = 0;
       o->ctx.r[19] = 0;
       o->ctx.pc += 4;
