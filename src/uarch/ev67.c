@@ -36,7 +36,9 @@ struct uop {
   uint8_t lat;           /* result latency (loads: filled from the memory system) */
   uint8_t busy;          /* cycles the pipe stays busy (unpipelined divide/sqrt) */
   uint8_t size;          /* memory access size */
-  bool load : 1, store : 1, cond_branch : 1, jump : 1, call : 1, ret : 1, nop : 1, serial : 1;
+  bool load : 1, store : 1, cond_branch : 1, jump : 1, nop : 1, serial : 1;
+  bool ctl : 1;          /* control flow the front end predicts (bpred_classify != NONE) */
+  bool cmov : 1;         /* CMOV: two instructions on the chip */
   bool fp_dst : 1;
   bool aligned_only : 1; /* takes the unaligned trap when misaligned */
 };
@@ -218,9 +220,9 @@ static void classify(const struct ev67_config *c, const struct axp_insn *d, stru
     break;
   case AXP_CLS_IBR:
     u->pipes = UPPER;
+    u->ctl = true;
     if (d->id == AXP_BR || d->id == AXP_BSR) {
       u->dst = ireg(d->ra);
-      u->call = d->id == AXP_BSR;
     } else {
       u->src[0] = ireg(d->ra);
       u->cond_branch = true;
@@ -230,14 +232,14 @@ static void classify(const struct ev67_config *c, const struct axp_insn *d, stru
     u->pipes = PM(P_FA);
     u->src[0] = freg(d->ra);
     u->cond_branch = true;
+    u->ctl = true;
     break;
   case AXP_CLS_JSR:
     u->pipes = PM(P_L0);
     u->src[0] = ireg(d->rb);
     u->dst = ireg(d->ra);
     u->jump = true;
-    u->ret = d->id == AXP_RET;
-    u->call = d->id == AXP_JSR || d->id == AXP_JSR_COROUTINE;
+    u->ctl = true;
     u->lat = 3;
     break;
   case AXP_CLS_PAL: case AXP_CLS_MISC:
@@ -254,7 +256,7 @@ static void classify(const struct ev67_config *c, const struct axp_insn *d, stru
     u->src[0] = ireg(d->ra);
     if (!lit) u->src[1] = ireg(d->rb);
     u->dst = ireg(d->rc);
-    if (ai->cls == AXP_CLS_CMOV) u->src[2] = ireg(d->rc);
+    if (ai->cls == AXP_CLS_CMOV) { u->src[2] = ireg(d->rc); u->cmov = true; }
     if (ai->cls == AXP_CLS_ISHF) u->pipes = UPPER;
     if (ai->cls == AXP_CLS_IMUL) { u->pipes = PM(P_U1); u->lat = (uint8_t)c->lat_imul; }
     if (ai->cls == AXP_CLS_IMISC) { u->pipes = UPPER; u->lat = (uint8_t)c->lat_imisc; }
@@ -418,8 +420,7 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
       emit(m, f);
       bool taken = false;
       uint64_t target = pc + 4;
-      if ((u.cond_branch || u.jump || d->id == AXP_BR || d->id == AXP_BSR) &&
-          bpred_predict(m->bp, pc, d, &taken, &target) && taken) {
+      if (u.ctl && bpred_predict(m->bp, pc, d, &taken, &target) && taken) {
         pc = target;
         break;
       }
@@ -668,7 +669,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
       redirect = kill + m->cfg.unaligned_fixup;
       trap = true;
     } else {
-      memsys_data(m->ms, in->asn, in->ea, u->size ? u->size : 8, u->store, f->issue, &acc);
+      memsys_data(m->ms, in->asn, in->ea, u->size, u->store, f->issue, &acc);
       if (acc.tlb_miss) {
         f->flags |= FATE_TRAP | FATE_DTB_MISS;
         f->trap = EV67_TRAP_DTB_MISS;
@@ -741,9 +742,8 @@ const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
    * subclusters as the chip's slotting table does. */
   if (u.pipes == INT_ANY) u.pipes = ((in->pc >> 2) & 1) ? UPPER : LOWER;
   const struct axp_insn *d = in->d;
-  bool cmov = d->id < AXP_NUM_IDS && axp_info[d->id].cls == AXP_CLS_CMOV;
   struct uop_fate *f = &m->cur;
-  if (cmov) {
+  if (u.cmov) {
     /* CMOV is two instructions on the chip (HRM 6.10.3.1): cmov1 reads Ra and
      * the old Rc, cmov2 reads cmov1's result and Rb. */
     struct uop u1 = u, u2 = u;
@@ -757,22 +757,20 @@ const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
     for (int tries = 0; (e = run_instance(m, in, &u, false, f)) == INST_REFETCH && tries < 4; tries++) {}
     if (e == INST_TRAPPED) return f;
   }
-  /* Control flow: predict, compare with the outcome, train. */
-  bool is_ctl = u.cond_branch || u.jump || (d->id == AXP_BR || d->id == AXP_BSR);
-  if (is_ctl && !(f->flags & FATE_TRAP)) {
+  /* Control flow: predict (the path fetched on a miss), then train with the
+   * outcome; the update says whether the prediction missed. */
+  if (u.ctl && !(f->flags & FATE_TRAP)) {
     bool ptaken = false;
     uint64_t ptarget = in->pc + 4;
     bpred_predict(m->bp, in->pc, d, &ptaken, &ptarget);
     bool taken = u.cond_branch ? in->taken : true;
-    bool wrong = u.cond_branch ? ptaken != taken : ptarget != in->next_pc;
     if (u.cond_branch) {
       m->st.cond_branches++;
       if (taken) f->flags |= FATE_TAKEN;
     } else if (u.jump) {
       m->st.jumps++;
     }
-    bpred_update(m->bp, in->pc, d, taken, in->next_pc);
-    if (wrong) {
+    if (bpred_update(m->bp, in->pc, d, taken, in->next_pc)) {
       f->flags |= FATE_TRAP | (u.cond_branch ? FATE_MISPREDICT : FATE_JMP_MISPRED);
       if (u.cond_branch) m->st.cond_mispredicts++; else m->st.jump_mispredicts++;
       uint64_t pen = u.cond_branch ? m->cfg.pen_branch : m->cfg.pen_jump;
