@@ -310,9 +310,10 @@ int cmd_stat(int argc, char **argv)
   while ((c = getopt_long(argc, argv, "+e:x:h", opts, NULL)) != -1) {
     switch (c) {
     case 'e': {
-      char *list = strdup(optarg), *save = NULL;
+      char *list = strdup(optarg), *cursor = list;
       if (!list) return 1;
-      for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      for (char *tok; (tok = event_list_next(&cursor));) {
+        if (!*tok) continue;   /* empty items, as strtok skipped them */
         if (r.n == MAX_EVENTS) { fprintf(stderr, "profileme stat: too many events\n"); free(list); return 2; }
         if (parse_event(tok, &r.ev[r.n])) { free(list); return 2; }
         r.n++;
@@ -322,7 +323,15 @@ int cmd_stat(int argc, char **argv)
     }
     case 'x': sep = optarg; break;
     case 'l': list_events(); return 0;
-    case 'S': mo.seed = strtoull(optarg, NULL, 0); break;
+    case 'S': {
+      char *end;
+      mo.seed = strtoull(optarg, &end, 0);
+      if (!*optarg || *end) {
+        fprintf(stderr, "profileme stat: --seed wants a number, not '%s'\n", optarg);
+        return 2;
+      }
+      break;
+    }
     case 's': mo.sysroot = optarg; break;
     case 'D':
       if (sscanf(optarg, "%llu:%llu", (unsigned long long *)&r.dump_from,

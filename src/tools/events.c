@@ -1,6 +1,7 @@
 /* Event names in perf's syntax, shared by record and stat. */
 #include "tools/events.h"
 #include "perfdata/pm_raw.h"
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,3 +84,15 @@ bad:
   return -1;
 }
 
+char *event_list_next(char **cursor)
+{
+  char *s = *cursor;
+  if (!s || !*s) return NULL;
+  bool in_terms = false;
+  char *p = s;
+  for (; *p && (in_terms || *p != ','); p++)
+    if (*p == '/') in_terms = !in_terms;
+  *cursor = *p ? p + 1 : p;
+  *p = '\0';
+  return s;
+}

@@ -8,6 +8,10 @@
 /* Fills *a (zeroed first, size set) from spec. Returns 0, or -1 when spec is
  * not an event name; the caller says so, with event_help. */
 int event_parse(const char *spec, struct perf_event_attr *a);
+/* Splits a comma-separated event list in place, as perf does: commas inside
+ * a PMU's /terms/ belong to the event. Returns the next event of *cursor (and
+ * moves it past), or NULL at the end. */
+char *event_list_next(char **cursor);
 /* The list of accepted forms, for error messages. */
 extern const char event_help[];
 

@@ -86,3 +86,10 @@ a=$("$PROFILEME" stat -x, --seed 7 -e sim/cycles/,sim/branch-misses/,sim/killed/
 b=$("$PROFILEME" stat -x, --seed 7 -e sim/cycles/,sim/branch-misses/,sim/killed/ -- "$out/branch_random" 50000 2>&1 >/dev/null)
 if [ "$(grep -c '^[0-9][0-9]*,' <<<"$a")" = 3 ] && [ "$a" = "$b" ]; then echo "PASS timing/deterministic: two runs with --seed 7 count the same"
 else echo "FAIL timing/deterministic: runs differ"; fi
+
+# A raw event whose terms contain commas, inside an -e list (perf splits only
+# outside /.../): cpu/event=1/ is the cycles input, equal to the ground truth.
+r=$("$PROFILEME" stat -x, -e 'instructions,cpu/event=1,sl1=0/,sim/cycles/' -- "$out/branch_random" 5000 2>&1 >/dev/null)
+raw=$(awk -F, '$3 == "cpu/event=1" { print $1 }' <<<"$r"); truth=$(awk -F, '$3 == "sim/cycles/" { print $1 }' <<<"$r")
+if [ -n "$raw" ] && [ "$raw" = "$truth" ]; then echo "PASS timing/event-list-terms: cpu/event=1,sl1=0/ in a list counts $raw cycles, as sim/cycles/"
+else echo "FAIL timing/event-list-terms: raw '$raw', sim/cycles '$truth': $(head -c 200 <<<"$r")"; fi
