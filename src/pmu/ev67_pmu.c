@@ -449,6 +449,13 @@ static uint64_t project_stream(const struct ev67_pmu *p, int s, uint64_t need)
   return cur + (need + cap - 1) / cap - 1;
 }
 
+/* Counter k's increments until its next signalled wrap (an illegal write
+ * makes it miss one). */
+static uint64_t to_signalled_wrap(const struct ev67_pmu *p, int k)
+{
+  return CTR_WRAP - p->ctr[k] + (p->suppress[k] ? CTR_WRAP : 0);
+}
+
 /* When counter k's next overflow request will be raised, from what is known. */
 static uint64_t project_overflow(const struct ev67_pmu *p, int k)
 {
@@ -456,7 +463,7 @@ static uint64_t project_overflow(const struct ev67_pmu *p, int k)
     return k == 0 && pm_sampling(p) ? p->w1 : UINT64_MAX;
   if (!ctr_enabled(p, k))
     return UINT64_MAX;
-  uint64_t need = CTR_WRAP - p->ctr[k] + (p->suppress[k] ? CTR_WRAP : 0);
+  uint64_t need = to_signalled_wrap(p, k);
   switch (ctr_input(p, k)) {
   case IN_CYCLES: return p->next + need - 1;
   case IN_RET:    return project_stream(p, ST_RET, need);
@@ -485,7 +492,7 @@ uint64_t ev67_pmu_irq_cycle(struct ev67_pmu *p)
     uint64_t t = p->req[k] ? p->req_cycle[k] : project_overflow(p, k);
     if (!p->sl0 && !p->req[k] && ctr_enabled(p, k)) {
       int in = ctr_input(p, k);
-      uint64_t need = CTR_WRAP - p->ctr[k] + (p->suppress[k] ? CTR_WRAP : 0);
+      uint64_t need = to_signalled_wrap(p, k);
       uint64_t have = p->carry[ST_RET] + p->ring_total;
       if (in == IN_RET && have < need)
         until = min64(until, p->ret_pushes + (need - have));
