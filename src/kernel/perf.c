@@ -271,13 +271,18 @@ static size_t put64(uint8_t *p, size_t n, uint64_t v) { memcpy(p + n, &v, 8); re
 
 /* The values of a non-group read_format, in read(2)'s order (at most 5);
  * returns how many. */
-static size_t read_values(const struct perf_event *e, uint64_t v[5])
+/* The read_format block (perf_read_one, or perf_read_group for a group of
+ * one: events are their own leaders, siblings are not supported). */
+#define READ_VALUES_MAX 6
+static size_t read_values(const struct perf_event *e, uint64_t v[READ_VALUES_MAX])
 {
   uint64_t rf = e->attr.read_format;
   size_t n = 0;
-  v[n++] = e->count;
+  if (rf & PERF_FORMAT_GROUP) v[n++] = 1;   /* nr */
+  else v[n++] = e->count;
   if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) v[n++] = e->time_enabled;
   if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) v[n++] = e->time_running;
+  if (rf & PERF_FORMAT_GROUP) v[n++] = e->count;
   if (rf & PERF_FORMAT_ID) v[n++] = e->id;
   if (rf & PERF_FORMAT_LOST) v[n++] = e->lost;
   return n;
@@ -299,7 +304,7 @@ static void output_sample(struct perf_event *e, const struct perf_sample *s)
   if (st & PERF_SAMPLE_CPU) n = put64(rec, n, s->cpu);
   if (st & PERF_SAMPLE_PERIOD) n = put64(rec, n, s->period);
   if (st & PERF_SAMPLE_READ) {
-    uint64_t v[5];
+    uint64_t v[READ_VALUES_MAX];
     size_t nv = read_values(e, v);
     memcpy(rec + n, v, nv * 8);
     n += nv * 8;
@@ -478,10 +483,9 @@ void perf_event_disable(struct perf_event *e)
 
 long perf_event_read(struct perf_event *e, void *buf, size_t len)
 {
-  uint64_t v[5];
+  uint64_t v[READ_VALUES_MAX];
   if (e->active) e->pmu->read(e);
   update_times(e);
-  if (e->attr.read_format & PERF_FORMAT_GROUP) return -EINVAL;
   size_t n = read_values(e, v);
   if (len < n * 8) return -ENOSPC;
   memcpy(buf, v, n * 8);

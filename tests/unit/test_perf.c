@@ -241,6 +241,17 @@ int main(void)
   perf_event_read(e, rv, sizeof rv);
   CHECK(rv[1] == 150 && rv[2] == 150, "time resumes when re-enabled");
   perf_event_close(e);
+  /* PERF_FORMAT_GROUP on a lone event: Linux's struct read_format for a
+   * group, { nr, time_enabled, time_running, { value, id } } with nr = 1. */
+  struct perf_event_attr gr = rd;
+  gr.read_format |= PERF_FORMAT_GROUP;
+  CHECK_EQ_U64(perf_event_open(c, &gr, 1000, -1, NULL, &e), 0, "group-format event");
+  fake_time = 1450;
+  uint64_t gv[5] = { 0 };
+  CHECK_EQ_U64(perf_event_read(e, gv, sizeof gv), 40, "group read: nr, enabled, running, value, id");
+  CHECK(gv[0] == 1 && gv[1] == 100 && gv[2] == 100 && gv[3] == e->count && gv[4] == e->id,
+        "group read layout: nr 1 first, the times, then value and id");
+  perf_event_close(e);
   perf_ctx_destroy(c);
 
   /* Throttling: more than max_sample_rate / HZ interrupts in a tick. */
