@@ -528,12 +528,17 @@ void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, 
     if (e->attr.config != PERF_COUNT_SW_CPU_CLOCK && e->attr.config != PERF_COUNT_SW_TASK_CLOCK) continue;
     uint64_t period = e->attr.freq ? (e->attr.sample_freq ? 1000000000ull / e->attr.sample_freq : tick_ns)
                                    : e->hw.sample_period;
-    if (!period) continue;
+    if (!period) {
+      /* Counting only: the clock's nanoseconds since it was last counted. */
+      if (!e->next_deadline) e->next_deadline = e->tstamp;
+      if (now > e->next_deadline) e->count += now - e->next_deadline;
+      e->next_deadline = now;
+      continue;
+    }
     if (!e->next_deadline) e->next_deadline = e->tstamp + period;
     while (now >= e->next_deadline) {
       e->count += period;
       e->next_deadline += period;
-      if (!e->attr.sample_period && !e->attr.freq) continue;
       struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = period, .kernel = kernel };
       if (!excluded(e, kernel)) output_sample(e, &s);
     }
@@ -586,7 +591,8 @@ void perf_sw_event(struct perf_ctx *c, uint64_t config, uint32_t pid, uint32_t t
   for (struct perf_event *e = c->events; e; e = e->next) {
     if (!e->enabled || e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != config) continue;
     e->count++;
-    if (!e->attr.sample_period || e->attr.freq) continue;
+    if (!e->hw.sample_period) continue;   /* counting only */
+    if (e->attr.freq) e->hw.freq_count++;  /* the tick moves the period towards sample_freq */
     if (--e->hw.period_left > 0) continue;
     e->hw.period_left = (int64_t)e->hw.sample_period;
     struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = e->hw.sample_period, .kernel = kernel };

@@ -254,6 +254,31 @@ int main(void)
   perf_event_close(e);
   perf_ctx_destroy(c);
 
+  /* Software events: a counting cpu-clock counts the nanoseconds that pass;
+   * page-faults in frequency mode samples (the period starts at 1). */
+  c = ctx(-1, true);
+  fake_time = 5000;
+  struct perf_event_attr clk = { .type = PERF_TYPE_SOFTWARE, .size = sizeof clk,
+                                 .config = PERF_COUNT_SW_CPU_CLOCK };
+  CHECK_EQ_U64(perf_event_open(c, &clk, 1000, -1, NULL, &e), 0, "counting cpu-clock");
+  fake_time = 5000 + 3 * 4000000;
+  perf_ctx_tick(c, 1000, 1000, 0x120000000, false);
+  fake_time += 1000;
+  perf_ctx_tick(c, 1000, 1000, 0x120000000, false);
+  uint64_t cv[1];
+  perf_event_read(e, cv, sizeof cv);
+  CHECK_EQ_U64(cv[0], 3 * 4000000 + 1000, "counting cpu-clock: the nanoseconds between open and the last tick");
+  perf_event_close(e);
+  struct perf_event_attr pf = { .type = PERF_TYPE_SOFTWARE, .size = sizeof pf, .freq = 1,
+                                .sample_freq = 1000, .config = PERF_COUNT_SW_PAGE_FAULTS,
+                                .sample_type = PERF_SAMPLE_IP };
+  CHECK_EQ_U64(perf_event_open(c, &pf, 1000, -1, NULL, &e), 0, "page-faults in frequency mode");
+  CHECK_EQ_U64(perf_event_mmap(e, 1, PHYS_PAGE), 0, "its ring");
+  for (int i = 0; i < 5; i++) perf_sw_event(c, PERF_COUNT_SW_PAGE_FAULTS, 1000, 1000, 0x120000010, false);
+  CHECK_EQ_U64(e->samples, 5, "frequency mode samples page faults (period 1 until the tick adjusts it)");
+  perf_event_close(e);
+  perf_ctx_destroy(c);
+
   /* Throttling: more than max_sample_rate / HZ interrupts in a tick. */
   struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .max_sample_rate = 1000, .hz = 100 };
   c = perf_ctx_create(&sys, ram, clock_fn, NULL);
