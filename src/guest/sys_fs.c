@@ -548,26 +548,6 @@ static int64_t sys_utimensat(ARGS)
 static int64_t sys_chown(ARGS) { UNUSED; return 0; }
 
 /* ---- poll ---- */
-/* Nothing was ready for poll/select: returns 0 once the timeout (kept
- * across re-execution in sleep_deadline) has passed, else blocks the task on
- * the first fd (or just a signal or the deadline) and returns SYS_BLOCK. */
-static int64_t wait_ready(struct machine *m, struct task *t, const struct pollfd *first,
-                          int64_t timeout_ns)
-{
-  if (timeout_ns > 0) {
-    if (!t->sleep_deadline) t->sleep_deadline = machine_now(m) + (uint64_t)timeout_ns;
-    if (machine_now(m) >= t->sleep_deadline) { t->sleep_deadline = 0; return 0; }
-    t->wait_deadline = t->sleep_deadline;
-  }
-  if (first) {
-    t->wait_fd = first->fd;
-    t->wait_events = first->events;
-    task_block(t, WAIT_FD);
-  } else {
-    task_block(t, timeout_ns > 0 ? WAIT_TIME : WAIT_SIGNAL);
-  }
-  return SYS_BLOCK;
-}
 
 static int64_t do_poll(struct machine *m, struct task *t, uint64_t fds, uint64_t nfds, int64_t timeout_ns)
 {
@@ -586,10 +566,9 @@ static int64_t do_poll(struct machine *m, struct task *t, uint64_t fds, uint64_t
       int16_t rev = p[i].fd == INT_MAX ? POLLNVAL : p[i].revents;
       if (sys_put(t, fds + 8 * i + 6, &rev, 2)) return -EFAULT;
     }
-    t->sleep_deadline = 0;
     return r;
   }
-  return wait_ready(m, t, nfds ? &p[0] : NULL, timeout_ns);
+  return sys_wait_ready(m, t, nfds ? &p[0] : NULL, timeout_ns);
 }
 
 static int64_t sys_poll(ARGS)
@@ -650,10 +629,9 @@ static int64_t do_select(struct machine *m, struct task *t, uint64_t nfds, uint6
     }
     for (int k = 0; k < 3; k++)
       if (addr[k] && sys_put(t, addr[k], out[k], words * 8)) return -EFAULT;
-    t->sleep_deadline = 0;
     return n;
   }
-  int64_t w = wait_ready(m, t, np ? &p[0] : NULL, timeout_ns);
+  int64_t w = sys_wait_ready(m, t, np ? &p[0] : NULL, timeout_ns);
   if (w == 0) {   /* timed out: empty sets */
     uint64_t zero[16] = { 0 };
     for (int k = 0; k < 3; k++)

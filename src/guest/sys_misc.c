@@ -84,7 +84,7 @@ static int64_t sock_block(struct machine *m, struct task *t, int h, int events)
     uint64_t now = machine_now(m);
     if (!t->sleep_deadline)
       t->sleep_deadline = now + (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000;
-    if (now >= t->sleep_deadline) { t->sleep_deadline = 0; return -EAGAIN; }
+    if (now >= t->sleep_deadline) return -EAGAIN;
     t->wait_deadline = t->sleep_deadline;
   }
   t->wait_fd = h;
@@ -698,8 +698,6 @@ static int64_t do_epoll_wait(struct machine *m, struct task *t, uint64_t gep, ui
   int r = epoll_wait(ep, hev, max > 256 ? 256 : (int)max, 0);
   if (r < 0) return -errno;
   if (r > 0 || timeout_ns == 0) {
-    t->sleep_deadline = 0;
-    t->wait_deadline = 0;
     for (int i = 0; i < r; i++) {
       uint8_t b[16] = { 0 };
       memcpy(b, &hev[i].events, 4);
@@ -708,16 +706,7 @@ static int64_t do_epoll_wait(struct machine *m, struct task *t, uint64_t gep, ui
     }
     return r;
   }
-  t->wait_deadline = 0;
-  if (timeout_ns > 0) {
-    if (!t->sleep_deadline) t->sleep_deadline = machine_now(m) + (uint64_t)timeout_ns;
-    if (machine_now(m) >= t->sleep_deadline) { t->sleep_deadline = 0; return 0; }
-    t->wait_deadline = t->sleep_deadline;
-  }
-  t->wait_fd = ep;
-  t->wait_events = POLLIN;
-  task_block(t, WAIT_FD);
-  return SYS_BLOCK;
+  return sys_wait_ready(m, t, &(struct pollfd){ .fd = ep, .events = POLLIN }, timeout_ns);
 }
 
 static int64_t ms_to_ns(uint64_t ms)

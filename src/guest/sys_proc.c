@@ -190,11 +190,7 @@ static int64_t sys_gettimeofday(ARGS)
 static int64_t sleep_until(struct machine *m, struct task *t, uint64_t deadline)
 {
   if (!t->sleep_deadline) t->sleep_deadline = deadline;
-  if (machine_now(m) >= t->sleep_deadline) {
-    t->sleep_deadline = 0;
-    t->wait_deadline = 0;
-    return 0;
-  }
+  if (machine_now(m) >= t->sleep_deadline) return 0;
   t->wait_deadline = t->sleep_deadline;
   task_block(t, WAIT_TIME);
   return SYS_BLOCK;
@@ -433,11 +429,11 @@ static int64_t sys_futex(ARGS)
     uint32_t v;
     if (addr & 3) return -EINVAL;
     if (t->wait_addr == addr && t->wait_deadline && machine_now(m) >= t->wait_deadline) {
-      t->wait_deadline = 0; t->wait_addr = 0;
+      t->wait_addr = 0;
       return -ETIMEDOUT;
     }
     if (sys_get(t, addr, &v, 4)) return -EFAULT;
-    if (v != (uint32_t)a[2]) { t->wait_addr = 0; t->wait_deadline = 0; return -EAGAIN; }
+    if (v != (uint32_t)a[2]) { t->wait_addr = 0; return -EAGAIN; }
     uint32_t bits = op == 9 ? (uint32_t)a[5] : ~0u;
     if (!bits) return -EINVAL;
     if (a[3] && !(t->wait_addr == addr && t->wait_deadline)) {
@@ -602,8 +598,6 @@ static int64_t sys_rt_sigtimedwait(ARGS)
   int sig = signal_dequeue(t, set, &si);
   if (sig) {
     t->wait_sigset = 0;
-    t->sleep_deadline = 0;
-    t->wait_deadline = 0;
     if (a[1] && signal_write_info(t, a[1], &si)) return -EFAULT;
     return sig;
   }
@@ -613,7 +607,6 @@ static int64_t sys_rt_sigtimedwait(ARGS)
     if (!t->sleep_deadline)
       t->sleep_deadline = machine_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
     if (machine_now(m) >= t->sleep_deadline) {
-      t->sleep_deadline = 0;
       t->wait_sigset = 0;
       return -EAGAIN;
     }

@@ -144,6 +144,24 @@ int sys_dirfd(struct task *t, int64_t gdirfd)
   return h < 0 ? -EBADF : h;
 }
 
+int64_t sys_wait_ready(struct machine *m, struct task *t, const struct pollfd *first,
+                       int64_t timeout_ns)
+{
+  if (timeout_ns > 0) {
+    if (!t->sleep_deadline) t->sleep_deadline = machine_now(m) + (uint64_t)timeout_ns;
+    if (machine_now(m) >= t->sleep_deadline) return 0;
+    t->wait_deadline = t->sleep_deadline;
+  }
+  if (first) {
+    t->wait_fd = first->fd;
+    t->wait_events = first->events;
+    task_block(t, WAIT_FD);
+  } else {
+    task_block(t, timeout_ns > 0 ? WAIT_TIME : WAIT_SIGNAL);
+  }
+  return SYS_BLOCK;
+}
+
 int sys_wait_fd(struct machine *m, struct task *t, int hostfd, int events)
 {
   (void)m;

@@ -73,6 +73,13 @@ int sys_dirfd(struct task *t, int64_t gdirfd);
 /* Resolves (guest dirfd, guest path) to (host dirfd *d, host path p of PATH_MAX
  * bytes). Returns 0 or a negative errno. */
 int sys_at_path(struct machine *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p);
+/* Nothing was ready for poll/select/epoll_wait (timeout_ns: -1 none): returns 0
+ * once the timeout (kept across re-execution in sleep_deadline) has passed,
+ * else blocks the task on the first fd (or just a signal or the deadline) and
+ * returns SYS_BLOCK. */
+struct pollfd;
+int64_t sys_wait_ready(struct machine *m, struct task *t, const struct pollfd *first,
+                       int64_t timeout_ns);
 /* Blocks t until fd is ready for events, if other tasks could run meanwhile.
  * Returns 0 if the caller may proceed with the (possibly blocking) host call. */
 int sys_wait_fd(struct machine *m, struct task *t, int hostfd, int events);
