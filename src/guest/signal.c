@@ -228,6 +228,7 @@ static void settle_syscall(struct task *t, const struct gsigaction *a)
   t->in_syscall_wait = false;
   t->sleep_deadline = 0;
   t->wait_deadline = 0;
+  t->wait_sigset = 0;
   if (t->restart_nr == 0 || !(a->flags & GSA_RESTART) || !sys_restartable(t->restart_nr)) {
     t->ctx.r[0] = 4;     /* EINTR */
     t->ctx.r[19] = 1;

@@ -597,7 +597,6 @@ static int64_t sys_rt_sigtimedwait(ARGS)
   struct gsiginfo si;
   int sig = signal_dequeue(t, set, &si);
   if (sig) {
-    t->wait_sigset = 0;
     if (a[1] && signal_write_info(t, a[1], &si)) return -EFAULT;
     return sig;
   }
@@ -606,10 +605,7 @@ static int64_t sys_rt_sigtimedwait(ARGS)
     if (sys_get(t, a[2], ts, sizeof ts)) return -EFAULT;
     if (!t->sleep_deadline)
       t->sleep_deadline = machine_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
-    if (machine_now(m) >= t->sleep_deadline) {
-      t->wait_sigset = 0;
-      return -EAGAIN;
-    }
+    if (machine_now(m) >= t->sleep_deadline) return -EAGAIN;
     t->wait_deadline = t->sleep_deadline;
   }
   t->wait_sigset = set;

@@ -96,10 +96,11 @@ void sys_dispatch(struct machine *m, struct task *t)
     c->r[19] = a[3];
     return;
   }
-  /* The call completed: the deadlines its re-executions shared are spent, and
-   * a stale one would wake the task's next, unrelated wait at once. */
+  /* The call completed: the deadlines and signal set its re-executions shared
+   * are spent, and a stale one would wake the task's next, unrelated wait. */
   t->sleep_deadline = 0;
   t->wait_deadline = 0;
+  t->wait_sigset = 0;
   if (ret < 0 && ret > -4096) {
     c->r[0] = (uint64_t)errno_to_alpha((int)-ret);
     c->r[19] = 1;
