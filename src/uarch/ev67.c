@@ -653,7 +653,12 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
   f->map = map_at(m, u, in->pc, f->slot, &f->flags);
   uint64_t t = f->map + 1;
   if (u->serial) t = max64(t, m->last_retire);
-  if (u->load && bpred_stwait_get(m->bp, in->pc)) t = max64(t, m->store_issue_max + 1);
+  if (u->load) {
+    /* The stWait table clears every 16384 cycles (HRM 2.11.1.2); map time
+     * never goes back, and the replay that may set the bit follows here. */
+    bpred_stwait_tick(m->bp, f->map);
+    if (bpred_stwait_get(m->bp, in->pc)) t = max64(t, m->store_issue_max + 1);
+  }
   unsigned pipe;
   f->issue = issue_at(m, u, t, &pipe);
   uint64_t lat = u->lat;
