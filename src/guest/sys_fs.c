@@ -827,10 +827,18 @@ static int64_t sys_mremap(ARGS)
   if (!(flags & 1)) return -ENOMEM;   /* MREMAP_MAYMOVE */
   uint64_t to = mm_find_free(mm, mm->mmap_base, GUEST_TASK_SIZE, nlen);
   if (!to || mm_map(mm, to, nlen, prot)) return -ENOMEM;
-  /* Move page contents by swapping host buffers. */
+  /* Move the pages' memory over: host buffer, sharing and the file mapping
+   * it may belong to (the new pages are fresh, with none of their own). */
   for (uint64_t o = 0; o < olen; o += GUEST_PAGE_SIZE) {
     struct guest_page *s = mm_page(mm, old + o), *d = mm_page(mm, to + o);
-    if (s && d) { d->host = s->host; d->shared = s->shared; s->host = NULL; s->shared = 0; d->prot = s->prot; }
+    if (!s || !d) continue;
+    d->host = s->host;
+    d->shared = s->shared;
+    d->ext = s->ext;
+    d->prot = s->prot;
+    s->host = NULL;
+    s->shared = 0;
+    s->ext = NULL;
   }
   mm_unmap(mm, old, olen);
   return (int64_t)to;
