@@ -42,6 +42,9 @@ static const struct ksym syms[] = {
   { "sys_ni_syscall", K(0x7400), 0x40 },
   { "sys_other", K(0x7440), 0x400 },
   { "schedule", K(0x8000), 0x800 },
+  { "timer_interrupt", K(0x8800), 0x200 },
+  { "scheduler_tick", K(0x8a00), 0x400 },
+  { "perf_event_task_tick", K(0x8e00), 0x400 },
 };
 
 const struct ksym *kimage_symbols(size_t *n)
@@ -111,6 +114,16 @@ size_t kimage_path(enum kactivity act, uint64_t nr, uint64_t bytes, struct kleg 
     l[n++] = (struct kleg){ by_name("entInt"), 40 };
     l[n++] = (struct kleg){ by_name("handle_irq"), 60 };
     l[n++] = (struct kleg){ by_name("alpha_perf_event_irq_handler"), 120 };
+    break;
+  case KACT_TIMER:
+    l[n++] = (struct kleg){ by_name("entInt"), 40 };
+    l[n++] = (struct kleg){ by_name("handle_irq"), 60 };
+    l[n++] = (struct kleg){ by_name("timer_interrupt"), 60 };
+    l[n++] = (struct kleg){ by_name("scheduler_tick"), 120 };
+    l[n++] = (struct kleg){ by_name("perf_event_task_tick"), 80 };
+    break;
+  case KACT_SCHEDULE:
+    l[n++] = (struct kleg){ by_name("schedule"), 300 };
     break;
   case KACT_SIGNAL:
     l[n++] = (struct kleg){ by_name("do_signal"), 80 };

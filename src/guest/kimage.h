@@ -25,6 +25,8 @@ enum kactivity {
   KACT_PAGE_FAULT,    /* entMM, do_page_fault, clear_page: first touch of a page */
   KACT_INTERRUPT,     /* entInt, handle_irq, the PMU handler */
   KACT_SIGNAL,        /* do_signal, setup_rt_frame */
+  KACT_TIMER,         /* entInt, the timer interrupt, scheduler_tick, perf's tick */
+  KACT_SCHEDULE,      /* schedule(): a context switch */
 };
 
 /* One leg of a kernel path: n instructions executed in function sym. */

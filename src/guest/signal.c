@@ -5,7 +5,7 @@
  * context. Process-directed signals are queued on one thread that does not block
  * them. A thread blocked in a syscall is woken; the syscall restarts (SA_RESTART)
  * or fails with EINTR. */
-#include "guest/kernel.h"
+#include "guest/os.h"
 #include "guest/syscall.h"
 #include <signal.h>
 #include <string.h>
@@ -94,7 +94,7 @@ static void interrupt(struct task *t)
   }
 }
 
-void signal_queue(struct machine *m, struct task *t, struct process *p, const struct gsiginfo *si)
+void signal_queue(struct os *m, struct task *t, struct process *p, const struct gsiginfo *si)
 {
   int sig = si->sig;
   if (sig <= 0 || sig > GSIG_MAX) return;
@@ -119,7 +119,7 @@ void signal_queue(struct machine *m, struct task *t, struct process *p, const st
   if (!(t->blocked & BIT(sig))) interrupt(t);
 }
 
-void signal_send(struct machine *m, struct task *t, struct process *p, int sig,
+void signal_send(struct os *m, struct task *t, struct process *p, int sig,
                  int code, uint64_t addr, int pid)
 {
   struct gsiginfo si = { .sig = sig, .code = code, .pid = pid, .addr = addr };
@@ -145,7 +145,7 @@ int signal_dequeue(struct task *t, uint64_t set, struct gsiginfo *out)
   return sig;
 }
 
-void signal_force(struct machine *m, struct task *t, const struct axp_trap *trap)
+void signal_force(struct os *m, struct task *t, const struct axp_trap *trap)
 {
   struct gsigaction *a = &t->proc->sighand->act[trap->sig];
   if ((t->blocked & BIT(trap->sig)) || a->handler == 1) {
@@ -216,7 +216,7 @@ int signal_write_info(struct task *t, uint64_t addr, const struct gsiginfo *si)
 }
 
 /* Terminates the process by a signal's default action. */
-static void die(struct machine *m, struct task *t, int sig, bool core)
+static void die(struct os *m, struct task *t, int sig, bool core)
 {
   task_exit(m, t, sig | (core ? 0x80 : 0), true);
 }
@@ -237,7 +237,7 @@ static void settle_syscall(struct task *t, const struct gsigaction *a)
 }
 
 /* Delivers one signal; returns true if another may be delivered on top. */
-static bool deliver_one(struct machine *m, struct task *t)
+static bool deliver_one(struct os *m, struct task *t)
 {
   if (!(t->pending & ~t->blocked) || t->state >= TASK_ZOMBIE) return false;
   struct gsiginfo si;
@@ -304,12 +304,12 @@ static bool deliver_one(struct machine *m, struct task *t)
 
 /* Like Linux's exit-to-user loop: every deliverable signal gets a frame, the
  * later ones on top, so the last one set up runs first. */
-void signal_deliver(struct machine *m, struct task *t)
+void signal_deliver(struct os *m, struct task *t)
 {
   for (int i = 0; i < GSIG_MAX && deliver_one(m, t); i++) {}
 }
 
-int64_t sys_sigreturn(struct machine *m, struct task *t, bool rt)
+int64_t sys_sigreturn(struct os *m, struct task *t, bool rt)
 {
   uint64_t base = t->ctx.r[16];
   uint64_t sc = rt ? base + RT_MCONTEXT : base;

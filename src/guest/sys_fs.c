@@ -18,7 +18,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#define ARGS struct machine *m, struct task *t, const uint64_t *a
+#define ARGS struct os *m, struct task *t, const uint64_t *a
 #define UNUSED (void)m; (void)t; (void)a
 #define IOBUF (1u << 20)
 
@@ -54,7 +54,7 @@ static uint64_t oflags_from_host(int h)
  * made non-blocking for the call, and when the buffer is full the task blocks
  * (keeping what it wrote in io_done) until it drains, so a large write to a
  * pipe read by another guest thread never blocks the emulator. */
-static int64_t stream_write(struct machine *m, struct task *t, int h, uint64_t buf, uint64_t len)
+static int64_t stream_write(struct os *m, struct task *t, int h, uint64_t buf, uint64_t len)
 {
   (void)m;
   int fl = fcntl(h, F_GETFL);
@@ -88,7 +88,7 @@ static int64_t stream_write(struct machine *m, struct task *t, int h, uint64_t b
   return ret;
 }
 
-static int64_t do_io(struct machine *m, struct task *t, uint64_t gfd, uint64_t buf, uint64_t len,
+static int64_t do_io(struct os *m, struct task *t, uint64_t gfd, uint64_t buf, uint64_t len,
                      int64_t off, bool wr)
 {
   int h = sys_hostfd(t, gfd);
@@ -124,7 +124,7 @@ static int64_t sys_write(ARGS) { return do_io(m, t, a[0], a[1], a[2], -1, true);
 static int64_t sys_pread(ARGS) { if ((int64_t)a[3] < 0) return -EINVAL; return do_io(m, t, a[0], a[1], a[2], (int64_t)a[3], false); }
 static int64_t sys_pwrite(ARGS) { if ((int64_t)a[3] < 0) return -EINVAL; return do_io(m, t, a[0], a[1], a[2], (int64_t)a[3], true); }
 
-static int64_t do_iov(struct machine *m, struct task *t, const uint64_t *a, bool wr)
+static int64_t do_iov(struct os *m, struct task *t, const uint64_t *a, bool wr)
 {
   if (a[2] > 1024) return -EINVAL;
   int64_t total = 0;
@@ -143,7 +143,7 @@ static int64_t sys_readv(ARGS) { return do_iov(m, t, a, false); }
 static int64_t sys_writev(ARGS) { return do_iov(m, t, a, true); }
 
 /* ---- open, close, dup ---- */
-static int64_t do_openat(struct machine *m, struct task *t, int64_t dirfd, uint64_t path, uint64_t flags, uint64_t mode)
+static int64_t do_openat(struct os *m, struct task *t, int64_t dirfd, uint64_t path, uint64_t flags, uint64_t mode)
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, dirfd, path, &d, p);
@@ -327,7 +327,7 @@ static int put_stat_old(struct task *t, uint64_t addr, const struct stat *st)
   return sys_put(t, addr, b, sizeof b);
 }
 
-static int64_t do_fstatat(struct machine *m, struct task *t, int64_t dirfd, uint64_t path,
+static int64_t do_fstatat(struct os *m, struct task *t, int64_t dirfd, uint64_t path,
                           uint64_t buf, uint64_t flags, bool old)
 {
   char p[PATH_MAX];
@@ -362,7 +362,7 @@ static int64_t sys_fstat(ARGS) { UNUSED; return do_fstat(t, a[0], a[1], true); }
 
 /* ---- path operations ---- */
 #define AT1(name, call) \
-  static int64_t name(struct machine *m, struct task *t, int64_t dfd, uint64_t path, uint64_t x) \
+  static int64_t name(struct os *m, struct task *t, int64_t dfd, uint64_t path, uint64_t x) \
   { char p[PATH_MAX]; int d; int e = sys_at_path(m, t, dfd, path, &d, p); (void)x; \
     return e ? e : ((call) ? -errno : 0); }
 
@@ -377,7 +377,7 @@ static int64_t sys_mkdirat(ARGS) { return do_mkdir(m, t, (int64_t)(int32_t)a[0],
 static int64_t sys_chmod(ARGS) { return do_chmod(m, t, -100, a[0], a[1]); }
 static int64_t sys_fchmodat(ARGS) { return do_chmod(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
 
-static int64_t do_unlinkat(struct machine *m, struct task *t, int64_t dfd, uint64_t path, int flags)
+static int64_t do_unlinkat(struct os *m, struct task *t, int64_t dfd, uint64_t path, int flags)
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, dfd, path, &d, p);
@@ -388,7 +388,7 @@ static int64_t sys_unlink(ARGS) { return do_unlinkat(m, t, -100, a[0], 0); }
 static int64_t sys_rmdir(ARGS) { return do_unlinkat(m, t, -100, a[0], AT_REMOVEDIR); }
 static int64_t sys_unlinkat(ARGS) { return do_unlinkat(m, t, (int64_t)(int32_t)a[0], a[1], a[2] & 0x200 ? AT_REMOVEDIR : 0); }
 
-static int64_t do_rename(struct machine *m, struct task *t, int64_t od, uint64_t op, int64_t nd, uint64_t np, unsigned flags)
+static int64_t do_rename(struct os *m, struct task *t, int64_t od, uint64_t op, int64_t nd, uint64_t np, unsigned flags)
 {
   char p1[PATH_MAX], p2[PATH_MAX];
   int d1, d2, e = sys_at_path(m, t, od, op, &d1, p1);
@@ -399,7 +399,7 @@ static int64_t sys_rename(ARGS) { return do_rename(m, t, -100, a[0], -100, a[1],
 static int64_t sys_renameat(ARGS) { return do_rename(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], 0); }
 static int64_t sys_renameat2(ARGS) { return do_rename(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], (unsigned)a[4]); }
 
-static int64_t do_link(struct machine *m, struct task *t, int64_t od, uint64_t op, int64_t nd, uint64_t np, bool sym)
+static int64_t do_link(struct os *m, struct task *t, int64_t od, uint64_t op, int64_t nd, uint64_t np, bool sym)
 {
   char p1[PATH_MAX], p2[PATH_MAX];
   int d1, d2, e;
@@ -416,7 +416,7 @@ static int64_t sys_linkat(ARGS) { return do_link(m, t, (int32_t)a[0], a[1], (int
 static int64_t sys_symlink(ARGS) { return do_link(m, t, 0, a[0], -100, a[1], true); }
 static int64_t sys_symlinkat(ARGS) { return do_link(m, t, 0, a[0], (int32_t)a[1], a[2], true); }
 
-static int64_t do_readlink(struct machine *m, struct task *t, int64_t dfd, uint64_t path, uint64_t buf, uint64_t len)
+static int64_t do_readlink(struct os *m, struct task *t, int64_t dfd, uint64_t path, uint64_t buf, uint64_t len)
 {
   char raw[PATH_MAX], p[PATH_MAX], out[PATH_MAX];
   if (mm_read_str(t->mm, path, raw, sizeof raw) < 0) return -EFAULT;
@@ -549,7 +549,7 @@ static int64_t sys_chown(ARGS) { UNUSED; return 0; }
 
 /* ---- poll ---- */
 
-static int64_t do_poll(struct machine *m, struct task *t, uint64_t fds, uint64_t nfds, int64_t timeout_ns)
+static int64_t do_poll(struct os *m, struct task *t, uint64_t fds, uint64_t nfds, int64_t timeout_ns)
 {
   if (nfds > 1024) return -EINVAL;
   struct pollfd p[nfds ? nfds : 1];
@@ -594,7 +594,7 @@ static int64_t sys_ppoll(ARGS)
 }
 
 /* select/pselect6 through poll: fd_set is an array of 64-bit words on Alpha. */
-static int64_t do_select(struct machine *m, struct task *t, uint64_t nfds, uint64_t rd, uint64_t wr,
+static int64_t do_select(struct os *m, struct task *t, uint64_t nfds, uint64_t rd, uint64_t wr,
                          uint64_t ex, int64_t timeout_ns)
 {
   if (nfds > 1024) return -EINVAL;
@@ -742,7 +742,7 @@ static int64_t sys_mmap(ARGS)
   }
   if (mm_map(mm, addr, len, prot_of(a[2]))) return -ENOMEM;
   if ((flags & 3) == 1 && mm_share(mm, addr, len)) return -ENOMEM;   /* MAP_SHARED */
-  if (!anon && (a[2] & 4) && m->task_hook) {   /* an executable file mapping: perf's MMAP2 */
+  if (!anon && (a[2] & 4) && m->hooks.task) {   /* an executable file mapping: perf's MMAP2 */
     char link[64], path[PATH_MAX];
     snprintf(link, sizeof link, "/proc/self/fd/%d", h);
     ssize_t n = readlink(link, path, sizeof path - 1);
@@ -750,7 +750,7 @@ static int64_t sys_mmap(ARGS)
       path[n] = 0;
       struct task_event e = { .kind = TEV_MMAP, .t = t, .addr = addr, .len = len, .pgoff = off,
                               .prot = (uint32_t)a[2], .flags = (uint32_t)(flags & 3), .path = path };
-      m->task_hook(m->rec_ctx, &e);
+      m->hooks.task(m->hooks.ctx, &e);
     }
   }
   uint64_t backed = 0;

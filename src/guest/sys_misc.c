@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ARGS struct machine *m, struct task *t, const uint64_t *a
+#define ARGS struct os *m, struct task *t, const uint64_t *a
 #define UNUSED (void)m; (void)t; (void)a
 #define IOBUF (1u << 20)
 #define RETRY_NS 100000        /* poll interval for waits no fd can express */
@@ -43,9 +43,9 @@
 
 
 /* Blocks t for RETRY_NS of guest time; the call then re-executes. */
-static int64_t retry_later(struct machine *m, struct task *t)
+static int64_t retry_later(struct os *m, struct task *t)
 {
-  t->wait_deadline = machine_now(m) + RETRY_NS;
+  t->wait_deadline = os_now(m) + RETRY_NS;
   task_block(t, WAIT_TIME);
   return SYS_BLOCK;
 }
@@ -74,14 +74,14 @@ static bool is_blocking(int h)
 
 /* Parks t until h is ready for events, honouring SO_RCVTIMEO/SO_SNDTIMEO as a
  * guest-time deadline. Returns SYS_BLOCK, or -EAGAIN when the timeout passed. */
-static int64_t sock_block(struct machine *m, struct task *t, int h, int events)
+static int64_t sock_block(struct os *m, struct task *t, int h, int events)
 {
   struct timeval tv = { 0, 0 };
   socklen_t l = sizeof tv;
   int opt = events & POLLOUT ? SO_SNDTIMEO : SO_RCVTIMEO;
   t->wait_deadline = 0;
   if (!getsockopt(h, SOL_SOCKET, opt, &tv, &l) && (tv.tv_sec || tv.tv_usec)) {
-    uint64_t now = machine_now(m);
+    uint64_t now = os_now(m);
     if (!t->sleep_deadline)
       t->sleep_deadline = now + (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000;
     if (now >= t->sleep_deadline) return -EAGAIN;
@@ -95,7 +95,7 @@ static int64_t sock_block(struct machine *m, struct task *t, int h, int events)
 
 /* Returns 0 if the caller may make its non-waiting host call now, else what
  * sock_block returned. dontwait: the guest asked not to wait (MSG_DONTWAIT). */
-static int64_t sock_wait(struct machine *m, struct task *t, int h, int events, bool dontwait)
+static int64_t sock_wait(struct os *m, struct task *t, int h, int events, bool dontwait)
 {
   if (dontwait || !is_blocking(h)) return 0;
   struct pollfd p = { .fd = h, .events = (short)events };
@@ -232,7 +232,7 @@ static int64_t sys_listen(ARGS)
   return listen(h, (int)a[1]) ? -errno : 0;
 }
 
-static int64_t do_accept(struct machine *m, struct task *t, const uint64_t *a, uint64_t flags)
+static int64_t do_accept(struct os *m, struct task *t, const uint64_t *a, uint64_t flags)
 {
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
@@ -392,7 +392,7 @@ static void ctl_from_host(struct task *t, struct msghdr *hm, bool cloexec)
 }
 
 /* Sends g on h. Blocking sends of stream data may return a short count. */
-static int64_t send_core(struct machine *m, struct task *t, int h, struct gmsg *g, uint64_t flags)
+static int64_t send_core(struct os *m, struct task *t, int h, struct gmsg *g, uint64_t flags)
 {
   bool dontwait = flags & MSG_DONTWAIT;
   int64_t w = sock_wait(m, t, h, POLLOUT, dontwait);
@@ -420,7 +420,7 @@ static bool waitall_short(int h, struct gmsg *g)
 }
 
 /* Receives into g from h; returns the byte count (scattered by the caller). */
-static int64_t recv_core(struct machine *m, struct task *t, int h, struct gmsg *g, uint64_t flags)
+static int64_t recv_core(struct os *m, struct task *t, int h, struct gmsg *g, uint64_t flags)
 {
   bool dontwait = flags & MSG_DONTWAIT, blocking = !dontwait && is_blocking(h);
   int64_t w = sock_wait(m, t, h, POLLIN, dontwait);
@@ -431,7 +431,7 @@ static int64_t recv_core(struct machine *m, struct task *t, int h, struct gmsg *
   return r;
 }
 
-static int64_t do_sendto(struct machine *m, struct task *t, const uint64_t *a, uint64_t addr, uint64_t alen)
+static int64_t do_sendto(struct os *m, struct task *t, const uint64_t *a, uint64_t addr, uint64_t alen)
 {
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
@@ -456,7 +456,7 @@ static int64_t do_sendto(struct machine *m, struct task *t, const uint64_t *a, u
 static int64_t sys_sendto(ARGS) { return do_sendto(m, t, a, a[4], a[5]); }
 static int64_t sys_send(ARGS) { return do_sendto(m, t, a, 0, 0); }
 
-static int64_t do_recvfrom(struct machine *m, struct task *t, const uint64_t *a, uint64_t addr, uint64_t alenp)
+static int64_t do_recvfrom(struct os *m, struct task *t, const uint64_t *a, uint64_t addr, uint64_t alenp)
 {
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
@@ -688,7 +688,7 @@ static int64_t sys_epoll_ctl(ARGS)
 
 /* epoll_wait with a timeout in ns (-1: none): the host epoll fd is asked
  * without waiting; the task waits on it in the scheduler otherwise. */
-static int64_t do_epoll_wait(struct machine *m, struct task *t, uint64_t gep, uint64_t evs,
+static int64_t do_epoll_wait(struct os *m, struct task *t, uint64_t gep, uint64_t evs,
                              int64_t max, int64_t timeout_ns)
 {
   int ep = sys_hostfd(t, gep);
@@ -721,7 +721,7 @@ static int64_t sys_epoll_wait(ARGS)
 }
 
 /* epoll_pwait/epoll_pwait2: the signal mask applies for the wait, as in ppoll. */
-static int64_t epoll_masked(struct machine *m, struct task *t, const uint64_t *a, int64_t tns)
+static int64_t epoll_masked(struct os *m, struct task *t, const uint64_t *a, int64_t tns)
 {
   if (a[4] && !t->has_saved_mask) {
     if (a[5] != 8) return -EINVAL;
@@ -767,10 +767,10 @@ static int64_t sys_timerfd_create(ARGS)
   return sys_install(t, timerfd_create((int)a[0], hf), a[1] & A_O_CLOEXEC);
 }
 
-static uint64_t guest_clock(struct machine *m, int clk)
+static uint64_t guest_clock(struct os *m, int clk)
 {
   bool real = clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_ALARM;
-  return machine_now(m) + (real ? (uint64_t)m->epoch_ns : 0);
+  return os_now(m) + (real ? (uint64_t)m->epoch_ns : 0);
 }
 
 /* The clock a host timerfd counts (its fdinfo says), CLOCK_MONOTONIC if unknown. */
@@ -863,7 +863,7 @@ static int put_statfs64(struct task *t, uint64_t addr, const struct statfs *s)
 
 /* statfs of guest fd arg (byfd) or of the guest path at arg; wide selects
  * struct statfs64. */
-static int64_t do_statfs(struct machine *m, struct task *t, bool byfd, uint64_t arg,
+static int64_t do_statfs(struct os *m, struct task *t, bool byfd, uint64_t arg,
                          uint64_t buf, bool wide)
 {
   struct statfs s;
@@ -936,7 +936,7 @@ static int64_t sys_getdents(ARGS)
 }
 
 /* mknod/mknodat make FIFOs, sockets and regular files; not device nodes. */
-static int64_t do_mknodat(struct machine *m, struct task *t, int64_t dfd, uint64_t path, uint64_t mode)
+static int64_t do_mknodat(struct os *m, struct task *t, int64_t dfd, uint64_t path, uint64_t mode)
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, dfd, path, &d, p);

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ARGS struct machine *m, struct task *t, const uint64_t *a
+#define ARGS struct os *m, struct task *t, const uint64_t *a
 #define UNUSED (void)m; (void)t; (void)a
 #define BIT(s) (1ull << ((s) - 1))
 
@@ -58,7 +58,7 @@ static int64_t sys_getrandom(ARGS)
   UNUSED;
   uint64_t n = a[1] > 65536 ? 65536 : a[1];
   for (uint64_t i = 0; i < n; i += 8) {
-    uint64_t v = machine_random(m);
+    uint64_t v = os_random(m);
     if (sys_put(t, a[0] + i, &v, n - i < 8 ? n - i : 8)) return -EFAULT;
   }
   return (int64_t)n;
@@ -127,7 +127,7 @@ static int64_t sys_sysinfo(ARGS)
 {
   UNUSED;
   uint64_t b[14] = { 0 };
-  b[0] = machine_now(m) / 1000000000ull + 1;   /* booted a second before the program */
+  b[0] = os_now(m) / 1000000000ull + 1;   /* booted a second before the program */
   b[4] = 24ull << 30;        /* totalram, in mem_unit bytes */
   b[5] = 20ull << 30;        /* freeram */
   uint8_t buf[112];
@@ -149,9 +149,9 @@ static void ns_to_ts(uint64_t ns, int64_t ts[2])
   ts[1] = (int64_t)(ns % 1000000000ull);
 }
 
-static uint64_t now_clock(struct machine *m, uint64_t clk)
+static uint64_t now_clock(struct os *m, uint64_t clk)
 {
-  uint64_t mono = machine_now(m);
+  uint64_t mono = os_now(m);
   switch (clk) {
   case 0: case 5: case 8: case 11:   /* REALTIME, REALTIME_COARSE, REALTIME_ALARM, TAI */
     return (uint64_t)m->epoch_ns + mono;
@@ -187,10 +187,10 @@ static int64_t sys_gettimeofday(ARGS)
 }
 
 /* Sleeps until an absolute virtual deadline kept across re-execution. */
-static int64_t sleep_until(struct machine *m, struct task *t, uint64_t deadline)
+static int64_t sleep_until(struct os *m, struct task *t, uint64_t deadline)
 {
   if (!t->sleep_deadline) t->sleep_deadline = deadline;
-  if (machine_now(m) >= t->sleep_deadline) return 0;
+  if (os_now(m) >= t->sleep_deadline) return 0;
   t->wait_deadline = t->sleep_deadline;
   task_block(t, WAIT_TIME);
   return SYS_BLOCK;
@@ -202,7 +202,7 @@ static int64_t sys_nanosleep(ARGS)
   if (!t->sleep_deadline) {
     if (sys_get(t, a[0], ts, sizeof ts)) return -EFAULT;
     if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000) return -EINVAL;
-    return sleep_until(m, t, machine_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1]);
+    return sleep_until(m, t, os_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1]);
   }
   return sleep_until(m, t, 0);
 }
@@ -218,7 +218,7 @@ static int64_t sys_clock_nanosleep(ARGS)
       uint64_t now = now_clock(m, a[0]);
       ns = ns > now ? ns - now : 0;
     }
-    return sleep_until(m, t, machine_now(m) + ns);
+    return sleep_until(m, t, os_now(m) + ns);
   }
   return sleep_until(m, t, 0);
 }
@@ -229,7 +229,7 @@ static int64_t sys_setitimer(ARGS)
   if (a[0] != 0) return a[0] <= 2 ? 0 : -EINVAL;   /* only ITIMER_REAL is modelled */
   int64_t v[4];
   struct process *p = t->proc;
-  uint64_t now = machine_now(m);
+  uint64_t now = os_now(m);
   if (a[2]) {
     uint64_t left = p->itimer_deadline > now ? p->itimer_deadline - now : 0;
     int64_t old[4] = { (int64_t)(p->itimer_interval / 1000000000), (int64_t)(p->itimer_interval % 1000000000 / 1000),
@@ -253,7 +253,7 @@ static int64_t sys_getitimer(ARGS)
 static int64_t sys_times(ARGS)
 {
   UNUSED;
-  uint64_t ticks = machine_now(m) / 10000000ull;
+  uint64_t ticks = os_now(m) / 10000000ull;
   if (a[0]) {
     int64_t tms[4] = { (int64_t)ticks, 0, 0, 0 };
     if (sys_put(t, a[0], tms, sizeof tms)) return -EFAULT;
@@ -266,7 +266,7 @@ static int64_t sys_getrusage(ARGS)
   UNUSED;
   uint8_t ru[144];
   memset(ru, 0, sizeof ru);
-  uint64_t ns = machine_now(m);
+  uint64_t ns = os_now(m);
   int64_t tv[2] = { (int64_t)(ns / 1000000000ull), (int64_t)(ns % 1000000000ull / 1000) };
   memcpy(ru, tv, sizeof tv);
   int64_t maxrss = (int64_t)(t->mm->pages_touched * (GUEST_PAGE_SIZE / 1024));   /* KB */
@@ -357,7 +357,7 @@ static int64_t sys_execve(ARGS)
   return r ? r : SYS_NORET;
 }
 
-static int64_t do_wait(struct machine *m, struct task *t, int64_t pid, uint64_t status_addr,
+static int64_t do_wait(struct os *m, struct task *t, int64_t pid, uint64_t status_addr,
                        uint64_t options, uint64_t rusage)
 {
   bool any = false;
@@ -428,7 +428,7 @@ static int64_t sys_futex(ARGS)
   case 0: case 9: {   /* FUTEX_WAIT, FUTEX_WAIT_BITSET */
     uint32_t v;
     if (addr & 3) return -EINVAL;
-    if (t->wait_addr == addr && t->wait_deadline && machine_now(m) >= t->wait_deadline) {
+    if (t->wait_addr == addr && t->wait_deadline && os_now(m) >= t->wait_deadline) {
       t->wait_addr = 0;
       return -ETIMEDOUT;
     }
@@ -444,7 +444,7 @@ static int64_t sys_futex(ARGS)
         uint64_t now = now_clock(m, (a[1] & 256) ? 0 : 1);
         ns = ns > now ? ns - now : 0;
       }
-      t->wait_deadline = machine_now(m) + ns + 1;
+      t->wait_deadline = os_now(m) + ns + 1;
     } else if (!a[3]) {
       t->wait_deadline = 0;
     }
@@ -604,8 +604,8 @@ static int64_t sys_rt_sigtimedwait(ARGS)
     int64_t ts[2];
     if (sys_get(t, a[2], ts, sizeof ts)) return -EFAULT;
     if (!t->sleep_deadline)
-      t->sleep_deadline = machine_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
-    if (machine_now(m) >= t->sleep_deadline) return -EAGAIN;
+      t->sleep_deadline = os_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
+    if (os_now(m) >= t->sleep_deadline) return -EAGAIN;
     t->wait_deadline = t->sleep_deadline;
   }
   t->wait_sigset = set;

@@ -64,7 +64,7 @@ static const char *sys_name(uint64_t nr)
   }
 }
 
-void sys_dispatch(struct machine *m, struct task *t)
+void sys_dispatch(struct os *m, struct task *t)
 {
   struct axp_ctx *c = &t->ctx;
   uint64_t nr = c->r[0];
@@ -110,7 +110,7 @@ void sys_dispatch(struct machine *m, struct task *t)
   }
 }
 
-int sys_path(struct machine *m, struct task *t, uint64_t gaddr, char *buf, size_t len)
+int sys_path(struct os *m, struct task *t, uint64_t gaddr, char *buf, size_t len)
 {
   char tmp[PATH_MAX];
   long n = mm_read_str(t->mm, gaddr, tmp, sizeof tmp);
@@ -129,7 +129,7 @@ int sys_path(struct machine *m, struct task *t, uint64_t gaddr, char *buf, size_
   return 0;
 }
 
-int sys_at_path(struct machine *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p)
+int sys_at_path(struct os *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p)
 {
   int e = sys_path(m, t, path, p, PATH_MAX);
   if (e) return e;
@@ -145,12 +145,12 @@ int sys_dirfd(struct task *t, int64_t gdirfd)
   return h < 0 ? -EBADF : h;
 }
 
-int64_t sys_wait_ready(struct machine *m, struct task *t, const struct pollfd *first,
+int64_t sys_wait_ready(struct os *m, struct task *t, const struct pollfd *first,
                        int64_t timeout_ns)
 {
   if (timeout_ns > 0) {
-    if (!t->sleep_deadline) t->sleep_deadline = machine_now(m) + (uint64_t)timeout_ns;
-    if (machine_now(m) >= t->sleep_deadline) return 0;
+    if (!t->sleep_deadline) t->sleep_deadline = os_now(m) + (uint64_t)timeout_ns;
+    if (os_now(m) >= t->sleep_deadline) return 0;
     t->wait_deadline = t->sleep_deadline;
   }
   if (first) {
@@ -163,7 +163,7 @@ int64_t sys_wait_ready(struct machine *m, struct task *t, const struct pollfd *f
   return SYS_BLOCK;
 }
 
-int sys_wait_fd(struct machine *m, struct task *t, int hostfd, int events)
+int sys_wait_fd(struct os *m, struct task *t, int hostfd, int events)
 {
   (void)m;
   int fl = fcntl(hostfd, F_GETFL);

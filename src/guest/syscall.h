@@ -7,12 +7,12 @@
 #define GUEST_SYSCALL_H
 #include <stdbool.h>
 #include <stdint.h>
-#include "guest/kernel.h"
+#include "guest/os.h"
 
 #define SYS_BLOCK (-100000)   /* the task blocked; the call is re-executed on wake-up */
 #define SYS_NORET (-100001)   /* the handler set the registers itself */
 
-typedef int64_t (*sys_fn)(struct machine *m, struct task *t, const uint64_t *a);
+typedef int64_t (*sys_fn)(struct os *m, struct task *t, const uint64_t *a);
 
 /* Returns true if SA_RESTART restarts call nr after a handler (ERESTARTSYS). */
 bool sys_restartable(uint64_t nr);
@@ -67,21 +67,21 @@ int64_t sys_install(struct task *t, int h, bool cloexec);
 int sys_install_pair(struct task *t, const int h[2], bool cloexec, int g[2]);
 /* Copies a guest path into buf and maps it to a host path (sysroot, /proc/self/exe).
  * Returns 0 or a negative errno. */
-int sys_path(struct machine *m, struct task *t, uint64_t gaddr, char *buf, size_t len);
+int sys_path(struct os *m, struct task *t, uint64_t gaddr, char *buf, size_t len);
 /* Host directory fd for a guest dirfd argument (AT_FDCWD -> the process cwd). */
 int sys_dirfd(struct task *t, int64_t gdirfd);
 /* Resolves (guest dirfd, guest path) to (host dirfd *d, host path p of PATH_MAX
  * bytes). Returns 0 or a negative errno. */
-int sys_at_path(struct machine *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p);
+int sys_at_path(struct os *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p);
 /* Nothing was ready for poll/select/epoll_wait (timeout_ns: -1 none): returns 0
  * once the timeout (kept across re-execution in sleep_deadline) has passed,
  * else blocks the task on the first fd (or just a signal or the deadline) and
  * returns SYS_BLOCK. */
 struct pollfd;
-int64_t sys_wait_ready(struct machine *m, struct task *t, const struct pollfd *first,
+int64_t sys_wait_ready(struct os *m, struct task *t, const struct pollfd *first,
                        int64_t timeout_ns);
 /* Blocks t until fd is ready for events, if other tasks could run meanwhile.
  * Returns 0 if the caller may proceed with the (possibly blocking) host call. */
-int sys_wait_fd(struct machine *m, struct task *t, int hostfd, int events);
+int sys_wait_fd(struct os *m, struct task *t, int hostfd, int events);
 
 #endif

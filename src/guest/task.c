@@ -3,7 +3,7 @@
  * timer) is marked blocked with its syscall rewound; it re-executes the syscall
  * when woken. When every task is blocked the scheduler polls the host fds waited
  * on, or jumps virtual time to the earliest deadline. */
-#include "guest/kernel.h"
+#include "guest/os.h"
 #include "guest/phys.h"
 #include "guest/loader.h"
 #include "util/err.h"
@@ -44,21 +44,22 @@ static uint64_t splitmix(uint64_t *s)
   return z ^ (z >> 31);
 }
 
-uint64_t machine_random(struct machine *m) { return splitmix(&m->rng); }
+uint64_t os_random(struct os *m) { return splitmix(&m->rng); }
 
-uint64_t machine_now(struct machine *m)
+uint64_t os_now(struct os *m)
 {
   if (m->opt.real_time) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
   }
+  if (m->hooks.clock) return m->hooks.clock(m->hooks.ctx) + m->idle_ns;
   return m->cpus[0].icount * NS_PER_1000_INSNS / 1000 + m->idle_ns;
 }
 
-struct machine *machine_create(const struct machine_opts *opt)
+struct os *os_create(const struct os_opts *opt)
 {
-  struct machine *m = calloc(1, sizeof *m);
+  struct os *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   m->opt = *opt;
   if (!m->opt.quantum) m->opt.quantum = 200000;
@@ -158,14 +159,14 @@ void fdt_close_on_exec(struct fdtable *f)
 
 /* ---- lookup ---- */
 
-struct task *task_find(struct machine *m, int tid)
+struct task *task_find(struct os *m, int tid)
 {
   for (struct task *t = m->tasks; t; t = t->next)
     if (t->tid == tid && t->state != TASK_DEAD) return t;
   return NULL;
 }
 
-struct process *proc_find(struct machine *m, int pid)
+struct process *proc_find(struct os *m, int pid)
 {
   for (struct process *p = m->procs; p; p = p->next)
     if (p->pid == pid && !p->reaped) return p;
@@ -211,7 +212,7 @@ static int read_file(const char *path, uint8_t **buf, size_t *len)
 }
 
 /* Resolves an absolute guest path against the sysroot (as qemu -L does). */
-static void sysroot_path(struct machine *m, const char *p, char *out, size_t len)
+static void sysroot_path(struct os *m, const char *p, char *out, size_t len)
 {
   if (p[0] == '/' && m->opt.sysroot && *m->opt.sysroot) {
     snprintf(out, len, "%s%s", m->opt.sysroot, p);
@@ -228,7 +229,7 @@ struct load_info {
   uint64_t exe_text[3], interp_text[3];
 };
 
-static int load_program(struct machine *m, const char *path, int argc, char *const *argv,
+static int load_program(struct os *m, const char *path, int argc, char *const *argv,
                         int envc, char *const *envp, struct guest_mm **mmp, uint64_t *pc,
                         uint64_t *sp, char *detail, size_t dlen, struct load_info *li)
 {
@@ -269,7 +270,7 @@ static int load_program(struct machine *m, const char *path, int argc, char *con
   mm->mmap_base = GUEST_UNMAPPED_BASE;
   uint8_t rnd[16];
   for (int i = 0; i < 16; i += 8) {
-    uint64_t v = machine_random(m);
+    uint64_t v = os_random(m);
     memcpy(rnd + i, &v, 8);
   }
   struct stack_args sa = { argc, argv, envc, envp, path, &exe,
@@ -297,7 +298,7 @@ static void absolute(const char *path, char *out, size_t len)
   if (!realpath(path, out)) snprintf(out, len, "%s", path);
 }
 
-int machine_spawn(struct machine *m, const char *path, int argc, char *const *argv,
+int os_spawn(struct os *m, const char *path, int argc, char *const *argv,
                   char *const *envp, char *detail, size_t dlen)
 {
   int envc = 0;
@@ -349,7 +350,7 @@ int machine_spawn(struct machine *m, const char *path, int argc, char *const *ar
 }
 
 /* Kills every other thread of t's process (exec, exit_group). */
-static void kill_other_threads(struct machine *m, struct task *t)
+static void kill_other_threads(struct os *m, struct task *t)
 {
   for (struct task *o = m->tasks; o; o = o->next) {
     if (o == t || o->proc != t->proc || o->state >= TASK_ZOMBIE) continue;
@@ -360,7 +361,7 @@ static void kill_other_threads(struct machine *m, struct task *t)
   }
 }
 
-static void release_vfork_parent(struct machine *m, struct process *p)
+static void release_vfork_parent(struct os *m, struct process *p)
 {
   if (!p->vfork_parent_tid) return;
   struct task *pt = task_find(m, p->vfork_parent_tid);
@@ -368,7 +369,7 @@ static void release_vfork_parent(struct machine *m, struct process *p)
   p->vfork_parent_tid = 0;
 }
 
-int task_exec(struct machine *m, struct task *t, const char *path, char *const *argv,
+int task_exec(struct os *m, struct task *t, const char *path, char *const *argv,
               char *const *envp)
 {
   int argc = 0, envc = 0;
@@ -415,7 +416,7 @@ int task_exec(struct machine *m, struct task *t, const char *path, char *const *
   t->altstack_sp = t->altstack_size = 0;
   t->clear_child_tid = t->robust_list = 0;
   release_vfork_parent(m, t->proc);
-  if (m->task_hook) machine_announce(m, t);
+  if (m->hooks.task) os_announce(m, t);
   return 0;
 }
 
@@ -425,25 +426,25 @@ const char *task_comm(const struct task *t)
   return s ? s + 1 : t->proc->exe;
 }
 
-void machine_announce(struct machine *m, struct task *t)
+void os_announce(struct os *m, struct task *t)
 {
-  if (!m->task_hook) return;
+  if (!m->hooks.task) return;
   struct task_event e = { .kind = TEV_EXEC, .t = t };
-  m->task_hook(m->rec_ctx, &e);
+  m->hooks.task(m->hooks.ctx, &e);
   struct process *p = t->proc;
   struct task_event mm = { .kind = TEV_MMAP, .t = t, .addr = p->exe_text[0], .len = p->exe_text[1],
                            .pgoff = p->exe_text[2], .prot = 5, .flags = 2, .path = p->exe };
-  if (mm.len) m->task_hook(m->rec_ctx, &mm);
+  if (mm.len) m->hooks.task(m->hooks.ctx, &mm);
   if (p->interp[0] && p->interp_text[1]) {
     mm.addr = p->interp_text[0];
     mm.len = p->interp_text[1];
     mm.pgoff = p->interp_text[2];
     mm.path = p->interp;
-    m->task_hook(m->rec_ctx, &mm);
+    m->hooks.task(m->hooks.ctx, &mm);
   }
 }
 
-int task_exec_host(struct machine *m, struct task *t, const char *path, char *const *argv,
+int task_exec_host(struct os *m, struct task *t, const char *path, char *const *argv,
                    char *const *envp)
 {
   struct fdtable *f = t->proc->files;
@@ -485,12 +486,12 @@ int task_exec_host(struct machine *m, struct task *t, const char *path, char *co
   t->wait_fd = t->host_pidfd;
   t->wait_events = POLLIN;
   task_block(t, t->host_pidfd >= 0 ? WAIT_FD : WAIT_TIME);
-  t->wait_deadline = t->host_pidfd >= 0 ? 0 : machine_now(m) + 1000000;
+  t->wait_deadline = t->host_pidfd >= 0 ? 0 : os_now(m) + 1000000;
   return 0;
 }
 
 /* A process standing for a host child: reap it, or keep waiting. */
-static void host_proxy(struct machine *m, struct task *t)
+static void host_proxy(struct os *m, struct task *t)
 {
   int st;
   pid_t r = waitpid(t->host_pid, &st, WNOHANG);
@@ -507,14 +508,14 @@ static void host_proxy(struct machine *m, struct task *t)
     t->wait_events = POLLIN;
     task_block(t, WAIT_FD);
   } else {
-    t->wait_deadline = machine_now(m) + 1000000;   /* no pidfd: look again in 1 ms */
+    t->wait_deadline = os_now(m) + 1000000;   /* no pidfd: look again in 1 ms */
     task_block(t, WAIT_TIME);
   }
 }
 
 /* ---- clone, exit, wait ---- */
 
-int64_t task_clone(struct machine *m, struct task *t, uint64_t flags, uint64_t newsp,
+int64_t task_clone(struct os *m, struct task *t, uint64_t flags, uint64_t newsp,
                    uint64_t ptid, uint64_t ctid, uint64_t tls)
 {
   if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND)) return -EINVAL;
@@ -592,14 +593,14 @@ int64_t task_clone(struct machine *m, struct task *t, uint64_t flags, uint64_t n
     t->in_syscall_wait = false;   /* the parent's clone does not re-execute */
   }
   if (!(flags & CLONE_SETTLS)) t->ctx.r[20] = 0;
-  if (m->task_hook) {
+  if (m->hooks.task) {
     struct task_event e = { .kind = TEV_FORK, .t = n, .parent = t };
-    m->task_hook(m->rec_ctx, &e);
+    m->hooks.task(m->hooks.ctx, &e);
   }
   return tid;
 }
 
-void futex_wake(struct machine *m, struct guest_mm *mm, uint64_t addr, int n, uint32_t bitset,
+void futex_wake(struct os *m, struct guest_mm *mm, uint64_t addr, int n, uint32_t bitset,
                 int *woken)
 {
   int k = 0;
@@ -618,7 +619,7 @@ void futex_wake(struct machine *m, struct guest_mm *mm, uint64_t addr, int n, ui
   if (woken) *woken = k;
 }
 
-static void wake_waiting_parent(struct machine *m, struct process *p)
+static void wake_waiting_parent(struct os *m, struct process *p)
 {
   for (struct task *o = m->tasks; o; o = o->next)
     if (o->state == TASK_BLOCKED && o->wait == WAIT_CHILD && o->proc == p->parent)
@@ -627,7 +628,7 @@ static void wake_waiting_parent(struct machine *m, struct process *p)
 
 /* Ends one thread; the process ends with its last thread. status is a wait
  * status (exit code << 8, or signal number | 0x80 for a core dump). */
-void task_exit(struct machine *m, struct task *t, int status, bool group)
+void task_exit(struct os *m, struct task *t, int status, bool group)
 {
   struct process *p = t->proc;
   if (group) kill_other_threads(m, t);
@@ -636,9 +637,9 @@ void task_exit(struct machine *m, struct task *t, int status, bool group)
     mm_write(t->mm, t->clear_child_tid, &zero, 4, true);
     futex_wake(m, t->mm, t->clear_child_tid, 1, ~0u, NULL);
   }
-  if (m->task_hook) {
+  if (m->hooks.task) {
     struct task_event e = { .kind = TEV_EXIT, .t = t };
-    m->task_hook(m->rec_ctx, &e);
+    m->hooks.task(m->hooks.ctx, &e);
   }
   t->state = TASK_DEAD;
   mm_put(t->mm);
@@ -675,7 +676,7 @@ void task_exit(struct machine *m, struct task *t, int status, bool group)
 
 /* ---- the scheduler ---- */
 
-static bool any_live(struct machine *m)
+static bool any_live(struct os *m)
 {
   for (struct task *t = m->tasks; t; t = t->next)
     if (t->state < TASK_ZOMBIE) return true;
@@ -683,7 +684,7 @@ static bool any_live(struct machine *m)
 }
 
 /* Frees dead tasks except keep (the scheduler's round-robin cursor). */
-static void free_dead(struct machine *m, struct task *keep)
+static void free_dead(struct os *m, struct task *keep)
 {
   struct task **pp = &m->tasks;
   while (*pp) {
@@ -694,9 +695,9 @@ static void free_dead(struct machine *m, struct task *keep)
 }
 
 /* Fires interval timers and wakes sleepers whose deadline passed. */
-static void check_timers(struct machine *m)
+static void check_timers(struct os *m)
 {
-  uint64_t now = machine_now(m);
+  uint64_t now = os_now(m);
   for (struct process *p = m->procs; p; p = p->next) {
     if (p->exited || !p->itimer_deadline || p->itimer_deadline > now) continue;
     p->itimer_deadline = p->itimer_interval ? now + p->itimer_interval : 0;
@@ -708,7 +709,7 @@ static void check_timers(struct machine *m)
 }
 
 /* Called with no runnable task. Returns false on deadlock. */
-static bool idle(struct machine *m)
+static bool idle(struct os *m)
 {
   struct pollfd pfd[64];
   struct task *who[64];
@@ -728,7 +729,7 @@ static bool idle(struct machine *m)
   if (!n && !next) return false;
   int timeout = -1;
   if (next) {
-    uint64_t now = machine_now(m);
+    uint64_t now = os_now(m);
     if (m->opt.real_time) timeout = next > now ? (int)((next - now) / 1000000 + 1) : 0;
     else timeout = 0;
   }
@@ -739,7 +740,7 @@ static bool idle(struct machine *m)
     if (r > 0) return true;
   }
   if (next && !m->opt.real_time) {
-    uint64_t now = machine_now(m);
+    uint64_t now = os_now(m);
     if (next > now) m->idle_ns += next - now;
   }
   check_timers(m);
@@ -748,7 +749,7 @@ static bool idle(struct machine *m)
 
 /* A blocked task with a deliverable signal (or one its sigtimedwait wants)
  * becomes runnable: the signal interrupts or completes its syscall. */
-static void wake_signalled(struct machine *m)
+static void wake_signalled(struct os *m)
 {
   for (struct task *t = m->tasks; t; t = t->next)
     if (t->state == TASK_BLOCKED && t->wait != WAIT_VFORK &&
@@ -756,7 +757,7 @@ static void wake_signalled(struct machine *m)
       task_wake(t);
 }
 
-static struct task *pick(struct machine *m, struct task *after)
+static struct task *pick(struct os *m, struct task *after)
 {
   wake_signalled(m);
   struct task *t = after ? after->next : m->tasks;
@@ -768,7 +769,7 @@ static struct task *pick(struct machine *m, struct task *after)
   return NULL;
 }
 
-static void report_deadlock(struct machine *m)
+static void report_deadlock(struct os *m)
 {
   static const char *const why[] = { "nothing", "time", "an fd", "a child", "a futex",
                                      "a signal", "a vfork child" };
@@ -786,7 +787,7 @@ static void report_deadlock(struct machine *m)
   fprintf(m->log, "\n");
 }
 
-int machine_run(struct machine *m)
+int os_run(struct os *m)
 {
   struct cpu *cpu = &m->cpus[0];
   struct task *t = NULL;
@@ -812,7 +813,7 @@ int machine_run(struct machine *m)
     signal_deliver(m, t);
     if (t->state != TASK_RUNNABLE) continue;
     uint64_t left = m->opt.quantum;
-    while (left && t->state == TASK_RUNNABLE) {
+    while (left && t->state == TASK_RUNNABLE && !m->need_resched) {
       uint64_t before = cpu->icount;
       cpu->asn = (unsigned)t->proc->pid;
       int stop = cpu->timing ? axp_run_timed(cpu, &t->ctx, t->mm, left)
@@ -821,10 +822,10 @@ int machine_run(struct machine *m)
       left = ran < left ? left - ran : 0;
       if (stop == AXP_STOP_CALLSYS) {
         m->syscalls++;
-        if (m->kernel_hook) {
+        if (m->hooks.kernel) {
           uint64_t nr = t->ctx.r[0];
           uint64_t bytes = nr == 3 || nr == 4 || nr == 349 || nr == 350 ? t->ctx.r[18] : 0;
-          m->kernel_hook(m->hook_ctx, 0 /* KACT_SYSCALL */, nr, bytes);
+          m->hooks.kernel(m->hooks.ctx, 0 /* KACT_SYSCALL */, nr, bytes);
         }
         sys_dispatch(m, t);
         if (t->state == TASK_RUNNABLE) signal_deliver(m, t);
@@ -833,18 +834,19 @@ int machine_run(struct machine *m)
         signal_force(m, t, &cpu->trap);
         signal_deliver(m, t);
       } else if (stop == AXP_STOP_INTERRUPT) {
-        if (m->irq_hook) m->irq_hook(m->hook_ctx, t);
+        if (m->hooks.irq) m->hooks.irq(m->hooks.ctx, t);
         signal_deliver(m, t);
       }
     }
-    if (m->slice_hook) m->slice_hook(m->rec_ctx);   /* m->current is the task that ran */
+    m->need_resched = false;
+    if (m->hooks.slice) m->hooks.slice(m->hooks.ctx);   /* m->current is the task that ran */
     m->current = NULL;
     free_dead(m, t);
   }
   return m->init_status;
 }
 
-void machine_destroy(struct machine *m)
+void os_destroy(struct os *m)
 {
   if (!m) return;
   for (struct task *t = m->tasks; t;) {
@@ -866,7 +868,7 @@ void machine_destroy(struct machine *m)
   free(m);
 }
 
-struct physmem *machine_phys(struct machine *m)
+struct physmem *os_phys(struct os *m)
 {
   if (!m->phys) m->phys = phys_create(PHYS_DEFAULT_BYTES);
   return m->phys;

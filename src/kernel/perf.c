@@ -31,7 +31,7 @@ struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, struct physmem *
   c->phys = phys;
   if (!c->sys.max_sample_rate) c->sys.max_sample_rate = 100000;
   if (!c->sys.mux_interval_ms) c->sys.mux_interval_ms = 4;
-  if (!c->sys.hz) c->sys.hz = 250;
+  if (!c->sys.hz) c->sys.hz = 1024;   /* Alpha's HZ */
   c->clock = clock;
   c->clock_ctx = clock_ctx;
   c->next_id = 1;
@@ -135,8 +135,10 @@ int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int
     return err;
   }
   e->tstamp = perf_ctx_time(c);
-  e->next = c->events;
-  c->events = e;
+  /* Events are scheduled in the order they were opened. */
+  struct perf_event **pp = &c->events;
+  while (*pp) pp = &(*pp)->next;
+  *pp = e;
   if (e->enabled && e->pmu->add(e, PERF_EF_START) == 0) e->active = true;
   *out = e;
   return 0;
@@ -358,7 +360,8 @@ static void throttle_record(struct perf_event *e, bool throttle)
 int perf_event_account(struct perf_event *e)
 {
   struct perf_ctx *c = e->ctx;
-  uint64_t max = c->sys.max_sample_rate / c->sys.hz;
+  /* max_samples_per_tick = DIV_ROUND_UP(max_sample_rate, HZ) */
+  uint64_t max = (c->sys.max_sample_rate + c->sys.hz - 1) / c->sys.hz;
   e->hw.interrupts++;
   if (e->hw.interrupts > max && !e->hw.throttled) {
     e->hw.throttled = true;
@@ -373,6 +376,12 @@ int perf_event_overflow(struct perf_event *e, struct perf_sample *s)
   if (perf_event_account(e)) return 1;
   if (e->attr.sample_period || e->attr.freq) {
     if (!excluded(e, s->kernel)) output_sample(e, s);
+  }
+  /* PERF_EVENT_IOC_REFRESH: the event disables itself after its overflows
+   * (__perf_event_overflow's event_limit). */
+  if (e->event_limit && --e->event_limit == 0) {
+    perf_event_disable(e);
+    return 1;
   }
   return 0;
 }
@@ -492,6 +501,41 @@ long perf_event_read(struct perf_event *e, void *buf, size_t len)
   return (long)(n * 8);
 }
 
+void perf_event_reset(struct perf_event *e)
+{
+  if (e->active) e->pmu->read(e);
+  e->count = 0;
+}
+
+int perf_event_refresh(struct perf_event *e, uint64_t n)
+{
+  if (e->attr.inherit || !(e->attr.sample_period || e->attr.freq)) return -EINVAL;
+  e->event_limit += n;
+  perf_event_enable(e);
+  return 0;
+}
+
+int perf_event_period(struct perf_event *e, uint64_t value)
+{
+  if (!(e->attr.sample_period || e->attr.freq) || !value) return -EINVAL;
+  if (e->attr.freq) {
+    if (value > e->ctx->sys.max_sample_rate) return -EINVAL;
+    e->attr.sample_freq = value;
+    return 0;
+  }
+  if (value & (1ull << 63)) return -EINVAL;
+  e->attr.sample_period = value;
+  e->hw.sample_period = value;
+  e->hw.period_left = (int64_t)value;
+  if (e->active) {
+    /* perf_event_period: stop, reload the new period, start again. */
+    e->pmu->stop(e, PERF_EF_UPDATE);
+    e->hw.period_left = (int64_t)value;
+    e->pmu->start(e, PERF_EF_RELOAD);
+  }
+  return 0;
+}
+
 void perf_event_close(struct perf_event *e)
 {
   struct perf_ctx *c = e->ctx;
@@ -517,6 +561,39 @@ static void adjust_period(struct perf_event *e, uint64_t tick_ns)
   int64_t delta = (int64_t)period - (int64_t)e->hw.sample_period;
   e->hw.sample_period = (uint64_t)((int64_t)e->hw.sample_period + (delta + 7) / 8);
   if (!e->hw.sample_period) e->hw.sample_period = 1;
+}
+
+/* Rotates the events of one PMU when one of them waits: all come off, the
+ * first moves to the end of the list, and they go back on in list order
+ * (rotate_ctx, ctx_sched_in). */
+static void rotate(struct perf_ctx *c, const struct pmu *pmu)
+{
+  bool waiting = false;
+  for (struct perf_event *e = c->events; e; e = e->next)
+    if (e->pmu == pmu && e->enabled && !e->active) waiting = true;
+  if (!waiting) return;
+  for (struct perf_event *e = c->events; e; e = e->next)
+    if (e->pmu == pmu && e->active) {
+      update_times(e);
+      e->pmu->del(e, PERF_EF_UPDATE);
+      e->active = false;
+    }
+  struct perf_event **pp = &c->events, *first = NULL;
+  while (*pp) {
+    if ((*pp)->pmu == pmu) { first = *pp; *pp = first->next; break; }
+    pp = &(*pp)->next;
+  }
+  if (first) {
+    first->next = NULL;
+    pp = &c->events;
+    while (*pp) pp = &(*pp)->next;
+    *pp = first;
+  }
+  for (struct perf_event *e = c->events; e; e = e->next)
+    if (e->pmu == pmu && e->enabled && e->pmu->add(e, PERF_EF_START) == 0) {
+      update_times(e);
+      e->active = true;
+    }
 }
 
 void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
@@ -554,36 +631,11 @@ void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, 
     e->hw.interrupts = 0;
     adjust_period(e, tick_ns);
   }
-  /* Multiplexing: when some enabled event is not on the PMU, rotate. */
+  /* Multiplexing: each PMU with an enabled event it could not schedule
+   * rotates its events (Linux rotates per PMU context). */
   if (now < c->next_rotate) return;
   c->next_rotate = now + (uint64_t)c->sys.mux_interval_ms * 1000000ull;
-  bool waiting = false;
-  for (struct perf_event *e = c->events; e; e = e->next)
-    if (e->enabled && !e->active && e->attr.type != PERF_TYPE_SOFTWARE) waiting = true;
-  if (!waiting) return;
-  for (struct perf_event *e = c->events; e; e = e->next)
-    if (e->active && e->attr.type != PERF_TYPE_SOFTWARE) {
-      update_times(e);
-      e->pmu->del(e, PERF_EF_UPDATE);
-      e->active = false;
-    }
-  /* Move the first hardware event to the end, then schedule in order. */
-  struct perf_event **pp = &c->events, *first = NULL;
-  while (*pp) {
-    if ((*pp)->attr.type != PERF_TYPE_SOFTWARE) { first = *pp; *pp = first->next; break; }
-    pp = &(*pp)->next;
-  }
-  if (first) {
-    first->next = NULL;
-    pp = &c->events;
-    while (*pp) pp = &(*pp)->next;
-    *pp = first;
-  }
-  for (struct perf_event *e = c->events; e; e = e->next)
-    if (e->enabled && e->attr.type != PERF_TYPE_SOFTWARE && e->pmu->add(e, PERF_EF_START) == 0) {
-      update_times(e);
-      e->active = true;
-    }
+  for (int i = 0; i < c->npmus; i++) rotate(c, c->pmus[i]);
 }
 
 void perf_sw_event(struct perf_ctx *c, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
@@ -608,6 +660,7 @@ static int sw_init(struct perf_event *e)
   switch (e->attr.config) {
   case PERF_COUNT_SW_CPU_CLOCK: case PERF_COUNT_SW_TASK_CLOCK:
   case PERF_COUNT_SW_PAGE_FAULTS: case PERF_COUNT_SW_CONTEXT_SWITCHES:
+  case PERF_COUNT_SW_CPU_MIGRATIONS:
     if (e->attr.precise_ip) return -EOPNOTSUPP;
     return 0;
   default:

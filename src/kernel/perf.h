@@ -83,6 +83,7 @@ struct perf_event {
   uint64_t samples;
   void *pmu_private;
   uint64_t next_deadline;        /* software timer events: next sample (ns) */
+  uint64_t event_limit;          /* overflows left before it disables itself (REFRESH) */
   struct perf_event *next;
 };
 
@@ -107,7 +108,7 @@ struct perf_sysctl {
   bool privileged;               /* CAP_PERFMON / root */
   uint32_t max_sample_rate;      /* kernel.perf_event_max_sample_rate: 100000 */
   uint32_t mux_interval_ms;      /* perf_event_mux_interval_ms: 4 */
-  uint32_t hz;                   /* scheduler tick: 250 */
+  uint32_t hz;                   /* scheduler tick: 1024 (Alpha's HZ) */
 };
 
 /* The clock the context's TIME fields and ticks use (ns). */
@@ -135,6 +136,12 @@ void perf_event_enable(struct perf_event *e);
 void perf_event_disable(struct perf_event *e);
 /* read(2) with the event's read_format. Returns bytes or -errno. */
 long perf_event_read(struct perf_event *e, void *buf, size_t len);
+/* PERF_EVENT_IOC_RESET: the count goes to zero (the times do not). */
+void perf_event_reset(struct perf_event *e);
+/* PERF_EVENT_IOC_REFRESH: enable for n more overflows. 0 or -EINVAL. */
+int perf_event_refresh(struct perf_event *e, uint64_t n);
+/* PERF_EVENT_IOC_PERIOD: a new sample period (or frequency). 0 or -EINVAL. */
+int perf_event_period(struct perf_event *e, uint64_t value);
 void perf_event_close(struct perf_event *e);
 /* The ring buffer's user page and data, as the tool's mmap sees them. */
 struct perf_event_mmap_page *perf_event_user_page(struct perf_event *e);
@@ -157,7 +164,8 @@ void perf_record_mmap2(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t 
                        uint64_t pgoff, uint32_t prot, uint32_t flags, const char *filename, bool kernel);
 void perf_record_fork(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
 void perf_record_exit(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
-/* The software PMU (cpu-clock, task-clock, page-faults, context-switches). */
+/* The software PMU (cpu-clock, task-clock, page-faults, context-switches,
+ * cpu-migrations). */
 const struct pmu *perf_sw_pmu(void);
 /* The scheduler tick: unthrottling, frequency adjustment, multiplexing,
  * software timer events (the current task and PC sample them). */

@@ -1,7 +1,6 @@
 /* profileme run: loads an Alpha Linux program and runs it on the functional
  * machine; the exit status is the guest's (128+signal when a signal killed it). */
 #include "tools/commands.h"
-#include "guest/kernel.h"
 #include "tools/spawn.h"
 #include "util/err.h"
 #include <getopt.h>
@@ -33,6 +32,14 @@ static const char *signame(int hs)
   return d ? d : "unknown signal";
 }
 
+struct run_poll { struct machine *m; struct progress progress; };
+
+static void run_poll(void *ctx)
+{
+  struct run_poll *rp = ctx;
+  progress_update(&rp->progress, rp->m, NULL, 0);
+}
+
 int cmd_run(int argc, char **argv)
 {
   static const struct option opts[] = {
@@ -40,21 +47,21 @@ int cmd_run(int argc, char **argv)
     { "stats", no_argument, 0, 't' }, { "real-time", no_argument, 0, 'r' },
     { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
   };
-  struct machine_opts mo = { .sysroot = "/usr/alpha-linux-gnu" };
+  struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" } };
   bool stats = false;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
     switch (c) {
-    case 's': mo.sysroot = optarg; break;
+    case 's': mo.os.sysroot = optarg; break;
     case 'S': {
       char *end;
-      mo.seed = strtoull(optarg, &end, 0);
+      mo.os.seed = strtoull(optarg, &end, 0);
       if (*end || !*optarg) { fprintf(stderr, "profileme run: bad --seed '%s'\n", optarg); return 2; }
       break;
     }
     case 't': stats = true; break;
-    case 'r': mo.real_time = true; break;
+    case 'r': mo.os.real_time = true; break;
     case 'h': run_usage(stdout); return 0;
     default: run_usage(stderr); return 2;
     }
@@ -69,17 +76,23 @@ int cmd_run(int argc, char **argv)
   signal(SIGPIPE, SIG_IGN);
   const char *prog = argv[optind];
   int rc;
-  struct machine *m = tool_spawn("run", &mo, argc - optind, argv + optind, &rc);
-  if (!m) return rc;
+  struct machine *mach = tool_spawn("run", &mo, argc - optind, argv + optind, &rc);
+  if (!mach) return rc;
+  struct os *m = machine_os(mach);
+  struct run_poll rp = { .m = mach };
+  progress_start(&rp.progress, "run", stats);
+  machine_set_poll(mach, run_poll, &rp);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  int status = machine_run(m);
+  int status = machine_run(mach);
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  progress_end(&rp.progress);
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   if (stats) {
-    uint64_t n = m->cpus[0].icount;
+    struct machine_progress mp;
+    machine_progress(mach, &mp);
     fprintf(stderr, "profileme: %llu instructions, %.3f s, %.1f MIPS, %llu syscalls, %llu unaligned fix-ups\n",
-            (unsigned long long)n, secs, secs > 0 ? (double)n / secs / 1e6 : 0.0,
+            (unsigned long long)mp.insns, secs, secs > 0 ? (double)mp.insns / secs / 1e6 : 0.0,
             (unsigned long long)m->syscalls, (unsigned long long)m->cpus[0].unaligned_fixups);
   }
   fflush(stdout);
@@ -92,6 +105,6 @@ int cmd_run(int argc, char **argv)
     fprintf(stderr, "\n");
   }
   rc = tool_exit_status(status);
-  machine_destroy(m);
+  machine_destroy(mach);
   return rc;
 }

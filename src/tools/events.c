@@ -1,6 +1,7 @@
 /* Event names in perf's syntax, shared by record and stat. */
 #include "tools/events.h"
 #include "perfdata/pm_raw.h"
+#include "kernel/sim_pmu.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,8 @@
 const char event_help[] =
   "  events: cycles, instructions, cache-misses, bcache-misses, mbox-replays, rN,\n"
   "  cpu/event=N,profileme=1,random=1,sl1=N,config1=N/, cpu-clock, task-clock,\n"
-  "  page-faults, context-switches; modifiers :u :k :p :pp ('profileme list')\n";
+  "  page-faults, context-switches, cpu-migrations, sim/NAME/ (counting only);\n"
+  "  modifiers :u :k :p :pp ('profileme list')\n";
 
 /* Parses perf's event syntax: cycles, instructions, cache-misses, rN,
  * cpu/event=N,profileme=1,random=1,sl1=N,config1=N/, cpu/cycles/, software
@@ -24,7 +26,15 @@ int event_parse(const char *spec, struct perf_event_attr *a)
   char *slash = strrchr(s, '/');
   char *colon = strchr(slash ? slash : s, ':');
   if (colon) { *colon = 0; mods = colon + 1; }
-  if (!strncmp(s, "cpu/", 4)) {
+  if (!strncmp(s, "sim/", 4)) {
+    /* sim/NAME/ (or sim/NAME): the ground-truth PMU, config = the row. */
+    size_t l = strlen(s), n;
+    if (s[l - 1] == '/') s[--l] = 0;
+    const struct sim_event *ev = sim_pmu_events(&n);
+    a->type = SIM_PMU_TYPE;
+    for (a->config = 0; a->config < n && strcmp(s + 4, ev[a->config].name); a->config++) {}
+    if (a->config == n) goto bad;
+  } else if (!strncmp(s, "cpu/", 4)) {
     size_t l = strlen(s);
     if (l < 5 || s[l - 1] != '/') goto bad;
     s[l - 1] = 0;
@@ -67,6 +77,8 @@ int event_parse(const char *spec, struct perf_event_attr *a)
     a->type = PERF_TYPE_SOFTWARE; a->config = PERF_COUNT_SW_PAGE_FAULTS;
   } else if (!strcmp(s, "context-switches") || !strcmp(s, "cs")) {
     a->type = PERF_TYPE_SOFTWARE; a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  } else if (!strcmp(s, "cpu-migrations") || !strcmp(s, "migrations")) {
+    a->type = PERF_TYPE_SOFTWARE; a->config = PERF_COUNT_SW_CPU_MIGRATIONS;
   } else {
     goto bad;
   }

@@ -1,7 +1,9 @@
-/* tool_spawn and tool_exit_status; see spawn.h. */
+/* tool_spawn, tool_exit_status and the progress line; see spawn.h. */
 #include "tools/spawn.h"
 #include "util/err.h"
 #include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -15,11 +17,11 @@ struct machine *tool_spawn(const char *cmd, const struct machine_opts *mo, int a
     return NULL;
   }
   char detail[512] = "";
-  int err = machine_spawn(m, argv[0], argc, argv, environ, detail, sizeof detail);
+  int err = machine_spawn(m, argc, argv, environ, detail, sizeof detail);
   if (!err) return m;
   if (err == PM_EINTERP)
     fprintf(stderr, "profileme %s: cannot run %s: %s (is --sysroot %s right?)\n", cmd, argv[0],
-            detail, mo->sysroot ? mo->sysroot : "");
+            detail, mo->os.sysroot ? mo->os.sysroot : "");
   else
     fprintf(stderr, "profileme %s: cannot run %s: %s\n", cmd, argv[0], pm_strerror(err));
   machine_destroy(m);
@@ -30,4 +32,37 @@ struct machine *tool_spawn(const char *cmd, const struct machine_opts *mo, int a
 int tool_exit_status(int status)
 {
   return status & 0x7f ? 128 + sig_to_host(status & 0x7f) : (status >> 8) & 0xff;
+}
+
+static double host_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void progress_start(struct progress *p, const char *cmd, bool wanted)
+{
+  *p = (struct progress){ .cmd = cmd, .on = wanted && isatty(2), .t0 = host_now() };
+}
+
+void progress_update(struct progress *p, struct machine *m, const char *what, uint64_t n)
+{
+  if (!p->on) return;
+  double now = host_now(), dt = now - p->t0;
+  if (dt < 2 || (uint64_t)(now * 2) == p->last) return;
+  p->last = (uint64_t)(now * 2);
+  struct machine_progress mp;
+  machine_progress(m, &mp);
+  fprintf(stderr, "\r[ profileme %s: %.1f M instructions, %.1f guest ms", p->cmd,
+          (double)mp.insns / 1e6, (double)mp.ns / 1e6);
+  if (what) fprintf(stderr, ", %llu %s", (unsigned long long)n, what);
+  fprintf(stderr, ", %.1f MIPS, %.0f s ]\033[K", (double)mp.insns / dt / 1e6, dt);
+  p->shown = true;
+}
+
+void progress_end(struct progress *p)
+{
+  if (p->shown) fprintf(stderr, "\r\033[K");
+  p->shown = false;
 }

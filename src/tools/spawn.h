@@ -1,8 +1,10 @@
 /* Starting a guest program for a command, with the same error messages and
- * exit statuses everywhere (127: no such file, 126: cannot be run). */
+ * exit statuses everywhere (127: no such file, 126: cannot be run), and the
+ * progress line of long runs. */
 #ifndef TOOLS_SPAWN_H
 #define TOOLS_SPAWN_H
-#include "guest/kernel.h"
+#include "machine/machine.h"
+#include <stdbool.h>
 
 /* Creates a machine and loads argv[0] with argv and the host environment.
  * Returns it, or NULL after printing "profileme CMD: cannot run PROG: why"
@@ -12,4 +14,18 @@ struct machine *tool_spawn(const char *cmd, const struct machine_opts *mo, int a
 /* The command's exit status for a guest wait status (128+signal when killed). */
 int tool_exit_status(int status);
 
+/* A progress line on stderr for runs longer than two seconds: guest
+ * instructions and time, a count (samples written), host MIPS. Only on a
+ * terminal: never in a pipe or a log. */
+struct progress {
+  const char *cmd;
+  bool on, shown;
+  double t0;
+  uint64_t last;               /* half-seconds at the last update */
+};
+void progress_start(struct progress *p, const char *cmd, bool wanted);
+/* Updates the line (at most twice a second); what may be NULL. */
+void progress_update(struct progress *p, struct machine *m, const char *what, uint64_t n);
+/* Clears the line. */
+void progress_end(struct progress *p);
 #endif

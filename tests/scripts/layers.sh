@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Layering (DESIGN.md): a lower layer never includes a higher one. Ranks:
-# util 0, isa 1, guest 2, uarch 3, pmu 4, kernel 5, tools 6; perfdata is a
+# util 0, isa 1, guest 2, uarch 3, pmu 4, kernel 5, machine 6, tools 7; perfdata is a
 # shared library (rank 4: usable by the kernel and the tools, using only util).
 set -u
 cd "$(dirname "$0")/../.."
 rank() {
   case $1 in util) echo 0;; isa) echo 1;; guest) echo 2;; uarch) echo 3;; pmu) echo 4;;
-    perfdata) echo 4;; kernel) echo 5;; tools) echo 6;; *) echo 99;; esac
+    perfdata) echo 4;; kernel) echo 5;; machine) echo 6;; tools) echo 7;; *) echo 99;; esac
 }
 bad=0
 for f in src/*/*.[ch]; do

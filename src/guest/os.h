@@ -1,11 +1,11 @@
 /* The functional half of the modelled Linux/Alpha kernel: the machine, its
  * processes and threads, the deterministic scheduler, system calls and signals.
- * Everything hangs off struct machine; nothing is global. Guest time is virtual
+ * Everything hangs off struct os; nothing is global. Guest time is virtual
  * (derived from the instruction count) so runs are reproducible. Signal numbers
  * inside this layer are Alpha's (OSF) numbering; errno values are the host's
  * until the syscall dispatcher translates them. */
-#ifndef GUEST_KERNEL_H
-#define GUEST_KERNEL_H
+#ifndef GUEST_OS_H
+#define GUEST_OS_H
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -131,15 +131,30 @@ struct task_event {
 
 struct physmem;
 
-struct machine_opts {
+/* What the OS asks of the machine it runs on; any may be NULL. */
+struct os_hooks {
+  /* kernel work that costs time (enum kactivity in kimage.h) */
+  void (*kernel)(void *ctx, int activity, uint64_t nr, uint64_t bytes);
+  /* the CPU stopped for an interrupt its timing hook asked for */
+  void (*irq)(void *ctx, struct task *t);
+  /* a task event (exec, fork, exit, an executable mapping) */
+  void (*task)(void *ctx, const struct task_event *e);
+  /* after every scheduling round; os->current is the task that ran */
+  void (*slice)(void *ctx);
+  /* guest time in ns before idle time is added; NULL: from the instruction count */
+  uint64_t (*clock)(void *ctx);
+  void *ctx;
+};
+
+struct os_opts {
   const char *sysroot;       /* where absolute guest paths are looked up first */
   uint64_t seed;
   uint64_t quantum;          /* instructions per scheduling slice */
   bool real_time;            /* guest clocks from the host instead of virtual */
 };
 
-struct machine {
-  struct machine_opts opt;
+struct os {
+  struct os_opts opt;
   struct cpu cpus[1];
   int ncpus;
   struct task *tasks;
@@ -155,83 +170,75 @@ struct machine {
   uint8_t warned[1024 / 8];  /* unimplemented syscalls already reported */
   FILE *log;                 /* where warnings go (stderr by default) */
   uint64_t syscalls;
-  /* Set by whoever composes a timed machine: called for kernel work that
-   * costs time (enum kactivity in kimage.h) and when the CPU stops for an
-   * interrupt the timing hook asked for. */
-  void (*kernel_hook)(void *ctx, int activity, uint64_t nr, uint64_t bytes);
-  void (*irq_hook)(void *ctx, struct task *t);
-  void *hook_ctx;
-  /* Set by a recorder: task events, and a call after every scheduling slice
-   * (where a tool drains its ring buffers, as perf does between polls). */
-  void (*task_hook)(void *ctx, const struct task_event *e);
-  void (*slice_hook)(void *ctx);
-  void *rec_ctx;
+  /* Set by the machine that runs this OS (machine/machine.h). */
+  struct os_hooks hooks;
+  bool need_resched;         /* the running task's time slice is over (set by the tick) */
   /* How the first process died when a fault signal killed it, for the message. */
   struct { bool valid; int sig; uint64_t pc, addr; } fatal;
-  struct physmem *phys;      /* simulated RAM, created on first use (machine_phys) */
+  struct physmem *phys;      /* simulated RAM, created on first use (os_phys) */
 };
 
 /* Creates a machine. Returns NULL on allocation failure. */
-struct machine *machine_create(const struct machine_opts *opt);
-void machine_destroy(struct machine *m);
+struct os *os_create(const struct os_opts *opt);
+void os_destroy(struct os *m);
 /* The machine's physical memory (guest/phys.h), created on first use; NULL
  * if the host refuses it. */
-struct physmem *machine_phys(struct machine *m);
+struct physmem *os_phys(struct os *m);
 
 /* Starts the first process: loads path (a host path) with argv/envp. Returns 0 or
  * PM_E*; *detail gets a short description of what failed (e.g. the interpreter). */
-int machine_spawn(struct machine *m, const char *path, int argc, char *const *argv,
+int os_spawn(struct os *m, const char *path, int argc, char *const *argv,
                   char *const *envp, char *detail, size_t detail_len);
 
 /* Runs until every guest task has exited. Returns the first process's wait
  * status (Linux encoding: exit code << 8, or the terminating signal). */
-int machine_run(struct machine *m);
+int os_run(struct os *m);
 
 /* Reports the executable mappings of t's image (exe and interpreter) and its
  * comm through task_hook, as perf record synthesizes them for a new program. */
-void machine_announce(struct machine *m, struct task *t);
+void os_announce(struct os *m, struct task *t);
 /* The short command name of a task (the basename of its program, 15 chars). */
 const char *task_comm(const struct task *t);
 
 /* Virtual time in ns since boot. */
-uint64_t machine_now(struct machine *m);
+uint64_t os_now(struct os *m);
 /* Next random 64-bit value of the seeded generator. */
-uint64_t machine_random(struct machine *m);
+uint64_t os_random(struct os *m);
 
 /* ---- internal to the kernel layer (task.c, syscall*.c, signal.c) ---- */
-struct task *task_find(struct machine *m, int tid);
-struct process *proc_find(struct machine *m, int pid);
+struct task *task_find(struct os *m, int tid);
+struct process *proc_find(struct os *m, int pid);
 void task_block(struct task *t, enum wait_kind kind);
 void task_wake(struct task *t);
-void task_exit(struct machine *m, struct task *t, int status, bool group);
-int task_exec(struct machine *m, struct task *t, const char *path, char *const *argv,
+void task_exit(struct os *m, struct task *t, int status, bool group);
+int task_exec(struct os *m, struct task *t, const char *path, char *const *argv,
               char *const *envp);
 /* Replaces t's process image with a host (non-Alpha) program, as qemu -L does
  * for /bin/sh: the guest process then stands for the host child until it exits. */
-int task_exec_host(struct machine *m, struct task *t, const char *path, char *const *argv,
+int task_exec_host(struct os *m, struct task *t, const char *path, char *const *argv,
                    char *const *envp);
-int64_t task_clone(struct machine *m, struct task *t, uint64_t flags, uint64_t newsp,
+int64_t task_clone(struct os *m, struct task *t, uint64_t flags, uint64_t newsp,
                    uint64_t ptid, uint64_t ctid, uint64_t tls);
-void futex_wake(struct machine *m, struct guest_mm *mm, uint64_t addr, int n, uint32_t bitset,
+void futex_wake(struct os *m, struct guest_mm *mm, uint64_t addr, int n, uint32_t bitset,
                 int *woken);
 
-void sys_dispatch(struct machine *m, struct task *t);
+void sys_dispatch(struct os *m, struct task *t);
 
-void signal_send(struct machine *m, struct task *t, struct process *p, int sig,
+void signal_send(struct os *m, struct task *t, struct process *p, int sig,
                  int code, uint64_t addr, int pid);
 /* Queues si (real-time signals queue; standard ones coalesce). */
-void signal_queue(struct machine *m, struct task *t, struct process *p, const struct gsiginfo *si);
+void signal_queue(struct os *m, struct task *t, struct process *p, const struct gsiginfo *si);
 /* Removes and returns the lowest pending signal in set, or 0. */
 int signal_dequeue(struct task *t, uint64_t set, struct gsiginfo *out);
 /* Writes a 128-byte siginfo for si at guest address addr. Returns 0 or -1. */
 int signal_write_info(struct task *t, uint64_t addr, const struct gsiginfo *si);
-void signal_force(struct machine *m, struct task *t, const struct axp_trap *trap);
+void signal_force(struct os *m, struct task *t, const struct axp_trap *trap);
 /* Delivers one pending unblocked signal to t if any (frame or default action). */
-void signal_deliver(struct machine *m, struct task *t);
+void signal_deliver(struct os *m, struct task *t);
 bool signal_pending(struct task *t);
 int sig_to_host(int gsig);
 int sig_from_host(int hsig);
-int64_t sys_sigreturn(struct machine *m, struct task *t, bool rt);
+int64_t sys_sigreturn(struct os *m, struct task *t, bool rt);
 
 /* The fd table. */
 struct fdtable *fdt_create(void);

@@ -1,0 +1,456 @@
+/* The machine; see machine.h. A timed CPU runs every guest instruction
+ * through its EV67 core before the instruction commits (struct cpu_timing);
+ * kernel work becomes synthetic kernel-mode instructions at the PCs of the
+ * synthetic kernel image (guest/kimage.h), so it costs cycles and can be
+ * sampled. Interrupts (the PMU's overflow, the timer at HZ) are taken at the
+ * first instruction that retires after they reach the CPU (DESIGN.md). First
+ * touches of guest pages are charged as page faults. */
+#include "machine/machine.h"
+#include "guest/kimage.h"
+#include "kernel/alpha_pmu.h"
+#include "kernel/sim_pmu.h"
+#include "isa/isa.h"
+#include "util/err.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FDS 256
+/* A task runs for this many ticks before the tick asks for a reschedule (3 ms
+ * at HZ 1024, about what CFS gives each of two runnable tasks with its 6 ms
+ * sched_latency; kernel/sched/fair.c). */
+#define SLICE_TICKS 3
+/* In timed runs the tick ends time slices; this bound on a round only keeps
+ * a functional loop (no timer) responsive. */
+#define TIMED_QUANTUM 50000000u
+
+/* One CPU: its EV67 core and PMU, and what its timing hook tracks. */
+struct mcpu {
+  struct machine *m;
+  int id;
+  struct ev67 *core;
+  struct ev67_pmu pmu;
+  struct cpu_timing hook;
+  struct guest_mm *last_mm;
+  uint64_t last_touched;
+  uint64_t last_pc;              /* the previous instruction: the one that touched a page */
+  uint64_t next_tick;            /* cycle of the next timer interrupt */
+  unsigned slice_ticks;          /* ticks the running task has had */
+  bool pmu_irq, timer_irq;       /* what the interrupt being taken is for */
+};
+
+struct machine {
+  struct machine_opts opt;
+  struct os *os;
+  int ncpus;
+  struct mcpu cpu[MACHINE_MAX_CPUS];
+  struct axp_insn kinsn;         /* addq t0, 1, t0: the synthetic kernel instruction */
+  uint64_t tick_cycles;          /* cycles between timer interrupts */
+  struct perf_ctx *perf;
+  struct alpha_pmu *drv;
+  struct sim_pmu *sim;
+  struct perf_event *fds[MAX_FDS];
+  void (*poll)(void *ctx);
+  void *poll_ctx;
+  struct task *last_task;        /* the task of the previous round (context switches) */
+  bool announced;                /* the first program's exec records were emitted */
+  bool stopping, stopped;
+};
+
+static struct mcpu *cpu0(struct machine *m) { return &m->cpu[0]; }
+
+/* ---- time ---- */
+
+static uint64_t cycles_now(const struct machine *m)
+{
+  return m->opt.timed ? ev67_now(m->cpu[0].core) : 0;
+}
+
+/* Guest time of a timed machine: the cores' clock. */
+static uint64_t cycle_ns(void *ctx)
+{
+  struct machine *m = ctx;
+  return cycles_now(m) * 1000 / MACHINE_CLOCK_MHZ;
+}
+
+static uint64_t perf_clock(void *ctx)
+{
+  struct machine *m = ctx;
+  return os_now(m->os);
+}
+
+/* ---- the timed core ---- */
+
+static const struct axp_insn *fetch_cb(void *ctx, uint64_t pc)
+{
+  struct mcpu *c = ctx;
+  if (pc >= KIMAGE_TEXT_BASE) return kimage_lookup(pc) ? &c->m->kinsn : NULL;
+  struct task *t = c->m->os->current;
+  if (!t || !t->mm) return NULL;
+  return axp_fetch_decoded(&c->m->os->cpus[c->id], t->mm, pc);
+}
+
+static void fate_cb(void *ctx, const struct uop_fate *f)
+{
+  struct mcpu *c = ctx;
+  ev67_pmu_observe(&c->pmu, f);
+  const struct machine_opts *o = &c->m->opt;
+  if (o->dump_count && f->seq >= o->dump_from && f->seq < o->dump_from + o->dump_count)
+    fprintf(stderr, "fate %llu pc %#llx fetch %llu map %llu issue %llu complete %llu end %llu flags %#x trap %u level %u\n",
+            (unsigned long long)f->seq, (unsigned long long)f->pc, (unsigned long long)f->fetch,
+            (unsigned long long)f->map, (unsigned long long)f->issue, (unsigned long long)f->complete,
+            (unsigned long long)f->end, f->flags, f->trap, f->level);
+}
+
+static void sw_event(struct machine *m, uint64_t config, struct task *t, uint64_t pc)
+{
+  if (!t) return;
+  perf_sw_event(m->perf, config, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
+}
+
+/* Runs a kernel activity (kimage.h) through the core now. */
+static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t bytes)
+{
+  struct machine *m = c->m;
+  struct kleg legs[8];
+  size_t n = kimage_path((enum kactivity)activity, nr, bytes, legs, 8);
+  struct uarch_insn ui = { .d = &m->kinsn, .kernel = true, .asn = 0 };
+  /* Entering the kernel (callsys, a trap, an interrupt) goes through PALcode:
+   * the pipeline drains and fetch restarts at the handler, so nothing is
+   * fetched ahead across the boundary. */
+  ev67_stall(c->core, 0);
+  if (activity == KACT_PAGE_FAULT) sw_event(m, PERF_COUNT_SW_PAGE_FAULTS, m->os->current, c->last_pc);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t span = legs[i].sym->size / 4;
+    for (unsigned k = 0; k < legs[i].insns; k++) {
+      ui.pc = legs[i].sym->addr + 4 * (k % span);
+      ui.next_pc = ui.pc + 4;
+      ev67_step(c->core, &ui);
+    }
+  }
+}
+
+static void kernel_hook(void *ctx, int activity, uint64_t nr, uint64_t bytes)
+{
+  struct machine *m = ctx;
+  if (m->opt.timed) kernel_work(cpu0(m), activity, nr, bytes);
+}
+
+static bool before(void *ctx, const struct uarch_insn *ui)
+{
+  struct mcpu *c = ctx;
+  struct task *t = c->m->os->current;
+  if (t && t->mm) {
+    /* Pages touched for the first time since the last instruction were page
+     * faults (demand-zero or file pages) in a real kernel. */
+    if (t->mm != c->last_mm) {
+      c->last_mm = t->mm;
+      c->last_touched = t->mm->pages_touched;
+    } else if (t->mm->pages_touched != c->last_touched) {
+      uint64_t n = t->mm->pages_touched - c->last_touched;
+      c->last_touched = t->mm->pages_touched;
+      for (uint64_t i = 0; i < n && i < 64; i++) kernel_work(c, KACT_PAGE_FAULT, 0, 0);
+    }
+  }
+  const struct uop_fate *f = ev67_step(c->core, ui);
+  c->last_pc = ui->pc;
+  /* The kernel's unaligned fix-up (entUna, do_entUna) runs after the trap. */
+  if (f->flags & FATE_UNALIGNED) kernel_work(c, KACT_UNALIGNED, 0, 0);
+  /* An interrupt that reached the CPU before this instruction retires is
+   * taken before it commits: its PC is the exception PC. */
+  c->pmu_irq = ev67_pmu_irq_cycle(&c->pmu) < f->end;
+  c->timer_irq = f->end >= c->next_tick;
+  return c->pmu_irq || c->timer_irq;
+}
+
+/* The timer interrupt: kernel work, perf's tick (unthrottling, frequency,
+ * multiplexing, software clocks), the time slice, and the tool's poll. */
+static void timer_tick(struct mcpu *c, struct task *t)
+{
+  struct machine *m = c->m;
+  uint64_t pc = t->ctx.pc;
+  kernel_work(c, KACT_TIMER, 0, 0);
+  uint64_t now = ev67_now(c->core);
+  while (c->next_tick <= now) c->next_tick += m->tick_cycles;
+  perf_ctx_tick(m->perf, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
+  if (++c->slice_ticks >= SLICE_TICKS) {
+    m->os->need_resched = true;
+    c->slice_ticks = 0;
+  }
+  if (m->poll) m->poll(m->poll_ctx);
+}
+
+static void irq_hook(void *ctx, struct task *t)
+{
+  struct machine *m = ctx;
+  struct mcpu *c = cpu0(m);
+  if (c->pmu_irq) {
+    kernel_work(c, KACT_INTERRUPT, 0, 0);
+    uint64_t pc = t->ctx.pc;
+    alpha_pmu_irq(m->drv, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
+  }
+  if (c->timer_irq) timer_tick(c, t);
+  c->pmu_irq = c->timer_irq = false;
+}
+
+/* ---- the kernel's side-band records and scheduling events ---- */
+
+static void task_hook(void *ctx, const struct task_event *e)
+{
+  struct machine *m = ctx;
+  uint32_t pid = (uint32_t)e->t->proc->pid, tid = (uint32_t)e->t->tid;
+  switch (e->kind) {
+  case TEV_EXEC: perf_record_comm(m->perf, pid, tid, task_comm(e->t), true); break;
+  case TEV_MMAP:
+    perf_record_mmap2(m->perf, pid, tid, e->addr, e->len, e->pgoff, e->prot, e->flags, e->path, false);
+    break;
+  case TEV_FORK:
+    perf_record_fork(m->perf, pid, (uint32_t)e->parent->proc->pid, tid, (uint32_t)e->parent->tid);
+    break;
+  case TEV_EXIT: perf_record_exit(m->perf, pid, (uint32_t)e->t->proc->ppid, tid, tid); break;
+  }
+}
+
+/* After each scheduling round: a context switch when the task changed, the
+ * tick of an untimed machine (it has no timer interrupt), the tool's poll,
+ * and the end of the workload after machine_stop. */
+static void slice_hook(void *ctx)
+{
+  struct machine *m = ctx;
+  struct task *t = m->os->current;
+  uint64_t pc = t ? t->ctx.pc : 0;
+  if (t && m->last_task && t != m->last_task) {
+    sw_event(m, PERF_COUNT_SW_CONTEXT_SWITCHES, t, pc);
+    if (m->opt.timed) kernel_work(cpu0(m), KACT_SCHEDULE, 0, 0);
+  }
+  if (t != m->last_task) cpu0(m)->slice_ticks = 0;
+  m->last_task = t;
+  if (!m->opt.timed && t)
+    perf_ctx_tick(m->perf, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
+  if (m->poll) m->poll(m->poll_ctx);
+  if (m->stopping && !m->stopped) {
+    m->stopped = true;
+    for (struct task *o = m->os->tasks; o; o = o->next)
+      if (o->state < TASK_ZOMBIE) task_exit(m->os, o, GSIG_INT, true);
+  }
+}
+
+/* ---- what the PMU drivers need ---- */
+
+static uint64_t drv_now(void *ctx) { return cycles_now(ctx); }
+
+static bool insn_at(void *ctx, uint64_t pc, uint32_t *word)
+{
+  struct machine *m = ctx;
+  if (pc >= KIMAGE_TEXT_BASE) { *word = KIMAGE_INSN; return kimage_lookup(pc) != NULL; }
+  struct task *t = m->os->current;
+  if (!t || !t->mm) return false;
+  return mm_read(t->mm, pc, word, 4, false) == 0;
+}
+
+static uint64_t drv_random(void *ctx)
+{
+  struct machine *m = ctx;
+  return os_random(m->os);
+}
+
+static void sim_totals(void *ctx, struct ev67_stats *s, uint64_t *cycles)
+{
+  if (!machine_sim_stats(ctx, s, cycles)) { memset(s, 0, sizeof *s); *cycles = 0; }
+}
+
+/* ---- life cycle ---- */
+
+static int attach_cpu(struct machine *m, int id)
+{
+  struct mcpu *c = &m->cpu[id];
+  c->m = m;
+  c->id = id;
+  if (!m->opt.timed) return 0;
+  ev67_pmu_init(&c->pmu, 0);
+  c->core = ev67_create(&ev67_default_config, fetch_cb, fate_cb, c);
+  if (!c->core) return -1;
+  c->next_tick = m->tick_cycles;
+  c->hook = (struct cpu_timing){ before, c };
+  m->os->cpus[id].timing = &c->hook;
+  return 0;
+}
+
+struct machine *machine_create(const struct machine_opts *o)
+{
+  struct machine *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->opt = *o;
+  m->ncpus = o->ncpus ? o->ncpus : 1;
+  if (m->ncpus < 1 || m->ncpus > MACHINE_MAX_CPUS) { free(m); return NULL; }
+  struct os_opts oo = o->os;
+  if (o->timed && !oo.quantum) oo.quantum = TIMED_QUANTUM;
+  m->os = os_create(&oo);
+  if (!m->os) { free(m); return NULL; }
+  m->kinsn = axp_decode(KIMAGE_INSN);
+  m->tick_cycles = (uint64_t)MACHINE_CLOCK_MHZ * 1000000 / MACHINE_HZ;
+  m->os->hooks = (struct os_hooks){ .kernel = kernel_hook, .task = task_hook, .slice = slice_hook, .ctx = m };
+  if (o->timed) {
+    m->os->hooks.irq = irq_hook;
+    m->os->hooks.clock = cycle_ns;
+  }
+  struct perf_sysctl sys = o->perf;
+  sys.hz = MACHINE_HZ;
+  m->perf = perf_ctx_create(&sys, os_phys(m->os), perf_clock, m);
+  if (!m->perf) { machine_destroy(m); return NULL; }
+  perf_pmu_register(m->perf, perf_sw_pmu());
+  for (int i = 0; i < m->ncpus; i++)
+    if (attach_cpu(m, i)) { machine_destroy(m); return NULL; }
+  if (o->timed) {
+    const struct alpha_pmu_env env = { &cpu0(m)->pmu, drv_now, insn_at, drv_random, m };
+    m->drv = alpha_pmu_create(m->perf, &env);
+    const struct sim_pmu_env senv = { sim_totals, m };
+    m->sim = sim_pmu_create(m->perf, &senv);
+    if (!m->drv || !m->sim) { machine_destroy(m); return NULL; }
+  }
+  return m;
+}
+
+void machine_destroy(struct machine *m)
+{
+  if (!m) return;
+  for (int i = 0; i < MAX_FDS; i++) if (m->fds[i]) perf_event_close(m->fds[i]);
+  perf_ctx_destroy(m->perf);
+  alpha_pmu_destroy(m->drv);
+  sim_pmu_destroy(m->sim);
+  for (int i = 0; i < m->ncpus; i++) {
+    if (m->os) m->os->cpus[i].timing = NULL;
+    ev67_destroy(m->cpu[i].core);
+  }
+  os_destroy(m->os);
+  free(m);
+}
+
+int machine_spawn(struct machine *m, int argc, char *const *argv, char *const *envp,
+                  char *detail, size_t detail_len)
+{
+  return os_spawn(m->os, argv[0], argc, argv, envp, detail, detail_len);
+}
+
+int machine_init_pid(const struct machine *m) { return m->os->init_pid; }
+struct os *machine_os(struct machine *m) { return m->os; }
+void machine_stop(struct machine *m) { m->stopping = true; }
+
+void machine_set_poll(struct machine *m, void (*fn)(void *ctx), void *ctx)
+{
+  m->poll = fn;
+  m->poll_ctx = ctx;
+}
+
+int machine_run(struct machine *m)
+{
+  /* The first program was exec'd before the tool's events existed; as for a
+   * workload perf forks and then lets exec, its COMM and MMAPs come now. */
+  if (!m->announced && m->os->tasks) {
+    m->announced = true;
+    os_announce(m->os, m->os->tasks);
+  }
+  int status = os_run(m->os);
+  if (m->poll) m->poll(m->poll_ctx);
+  return status;
+}
+
+void machine_progress(const struct machine *m, struct machine_progress *p)
+{
+  memset(p, 0, sizeof *p);
+  for (int i = 0; i < m->ncpus; i++) p->insns += m->os->cpus[i].icount;
+  p->cycles = cycles_now(m);
+  p->ns = os_now(m->os);
+}
+
+bool machine_sim_stats(const struct machine *m, struct ev67_stats *s, uint64_t *cycles)
+{
+  if (!m->opt.timed) return false;
+  memset(s, 0, sizeof *s);
+  *cycles = 0;
+  for (int i = 0; i < m->ncpus; i++) {
+    const uint64_t *src = (const uint64_t *)ev67_stats(m->cpu[i].core);
+    uint64_t *dst = (uint64_t *)s;
+    for (size_t k = 0; k < sizeof *s / sizeof(uint64_t); k++) dst[k] += src[k];
+    *cycles += ev67_now(m->cpu[i].core);
+  }
+  return true;
+}
+
+/* ---- the perf system calls ---- */
+
+static struct perf_event *fd_event(struct machine *m, int fd)
+{
+  return fd >= 0 && fd < MAX_FDS ? m->fds[fd] : NULL;
+}
+
+int machine_perf_open(struct machine *m, const struct perf_event_attr *attr, int pid, int cpu,
+                      int group_fd, unsigned long flags)
+{
+  if (flags & ~(unsigned long)(PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | PERF_FLAG_PID_CGROUP |
+                               PERF_FLAG_FD_CLOEXEC))
+    return -EINVAL;
+  if (flags & PERF_FLAG_PID_CGROUP) return -EOPNOTSUPP;   /* no cgroups in the modelled kernel */
+  struct perf_event *group = NULL;
+  if (group_fd != -1 && !(group = fd_event(m, group_fd))) return -EBADF;
+  if (pid > 0 && !proc_find(m->os, pid) && !task_find(m->os, pid)) return -ESRCH;
+  int fd = 0;
+  while (fd < MAX_FDS && m->fds[fd]) fd++;
+  if (fd == MAX_FDS) return -EMFILE;
+  struct perf_event *e;
+  int err = perf_event_open(m->perf, attr, pid, cpu, group, &e);
+  if (err) return err;
+  m->fds[fd] = e;
+  return fd;
+}
+
+int machine_perf_mmap(struct machine *m, int fd, size_t len, void **addr)
+{
+  struct perf_event *e = fd_event(m, fd);
+  if (!e) return -EBADF;
+  if (len < 2 * PHYS_PAGE || len % PHYS_PAGE) return -EINVAL;
+  int err = perf_event_mmap(e, len / PHYS_PAGE - 1, PHYS_PAGE);
+  if (err) return err;
+  *addr = perf_event_user_page(e);
+  return 0;
+}
+
+long machine_perf_read(struct machine *m, int fd, void *buf, size_t len)
+{
+  struct perf_event *e = fd_event(m, fd);
+  return e ? perf_event_read(e, buf, len) : -EBADF;
+}
+
+int machine_perf_ioctl(struct machine *m, int fd, unsigned long req, uintptr_t arg)
+{
+  struct perf_event *e = fd_event(m, fd);
+  if (!e) return -EBADF;
+  switch (req) {
+  case PERF_EVENT_IOC_ENABLE: perf_event_enable(e); return 0;
+  case PERF_EVENT_IOC_DISABLE: perf_event_disable(e); return 0;
+  case PERF_EVENT_IOC_RESET: perf_event_reset(e); return 0;
+  case PERF_EVENT_IOC_REFRESH: return perf_event_refresh(e, arg);
+  case PERF_EVENT_IOC_PERIOD: return arg ? perf_event_period(e, *(const uint64_t *)arg) : -EFAULT;
+  case PERF_EVENT_IOC_ID:
+    if (!arg) return -EFAULT;
+    *(uint64_t *)arg = e->id;
+    return 0;
+  case PERF_EVENT_IOC_SET_OUTPUT: {
+    if ((int)arg == -1) return e->rb ? -EBUSY : 0;
+    struct perf_event *target = fd_event(m, (int)arg);
+    return target ? perf_event_set_output(e, target) : -EBADF;
+  }
+  case PERF_EVENT_IOC_SET_FILTER: return -EINVAL;   /* tracepoint filters only */
+  default: return -ENOTTY;
+  }
+}
+
+int machine_perf_close(struct machine *m, int fd)
+{
+  struct perf_event *e = fd_event(m, fd);
+  if (!e) return -EBADF;
+  perf_event_close(e);
+  m->fds[fd] = NULL;
+  return 0;
+}

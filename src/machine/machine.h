@@ -1,0 +1,81 @@
+/* The machine: the modelled Linux/Alpha OS (guest/os.h) on its CPUs, each an
+ * EV67 core with its PMU when the machine is timed, and the kernel's
+ * perf_events (the core, the Alpha PMU driver, the software and sim/ PMUs).
+ * The machine does the kernel's work: the timer interrupt at HZ 1024 on cycle
+ * times (perf's tick, the scheduler's time slices), PMU interrupts, software
+ * events (page faults, context switches) and the side-band records (COMM,
+ * MMAP2, FORK, EXIT) that the attrs ask for. The tools are its user space:
+ * they open, map, read, ioctl and close perf events by file descriptor, as
+ * perf does on Linux, and are called back between scheduling rounds (where
+ * perf polls its rings). Nothing is global: one struct machine owns it all. */
+#ifndef MACHINE_MACHINE_H
+#define MACHINE_MACHINE_H
+#include "guest/os.h"
+#include "kernel/perf.h"
+#include "uarch/ev67.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MACHINE_MAX_CPUS 1        /* several CPUs: issue 7, in progress */
+#define MACHINE_HZ 1024           /* Alpha Linux's HZ (arch/alpha/include/asm/param.h) */
+#define MACHINE_CLOCK_MHZ 667     /* the modelled EV67 (docs/timing.md) */
+
+struct machine_opts {
+  struct os_opts os;
+  int ncpus;                      /* 1..MACHINE_MAX_CPUS (0 means 1) */
+  bool timed;                     /* EV67 cores and PMUs; else the functional core only */
+  struct perf_sysctl perf;        /* perf_event_paranoid, privileges, sample rate */
+  uint64_t dump_from, dump_count; /* print fates FROM..FROM+COUNT on stderr (debugging) */
+};
+
+struct machine;
+
+/* Creates a machine. Returns NULL on allocation failure. */
+struct machine *machine_create(const struct machine_opts *o);
+void machine_destroy(struct machine *m);
+/* Loads the first program (a host path) with argv and envp. Returns 0 or
+ * PM_E*; *detail gets a short description of what failed. */
+int machine_spawn(struct machine *m, int argc, char *const *argv, char *const *envp,
+                  char *detail, size_t detail_len);
+/* The pid of the first program (valid after machine_spawn). */
+int machine_init_pid(const struct machine *m);
+/* Runs until every guest task has exited. Returns the first process's wait
+ * status (Linux encoding). */
+int machine_run(struct machine *m);
+/* Ends the workload as SIGINT ends perf's (at the next scheduling point). */
+void machine_stop(struct machine *m);
+/* The OS, for what the tools report of it (instruction counts, the fatal signal). */
+struct os *machine_os(struct machine *m);
+
+/* Calls fn(ctx) between scheduling rounds and on every timer tick: where a
+ * tool reads its rings, as perf polls them. */
+void machine_set_poll(struct machine *m, void (*fn)(void *ctx), void *ctx);
+
+/* Progress of a run so far, summed over the CPUs. */
+struct machine_progress {
+  uint64_t insns;                 /* retired guest instructions */
+  uint64_t cycles;                /* cycles of the timed cores (0 when functional) */
+  uint64_t ns;                    /* guest time */
+};
+void machine_progress(const struct machine *m, struct machine_progress *p);
+/* Exact ground truth, summed over the CPUs; false when not timed. */
+bool machine_sim_stats(const struct machine *m, struct ev67_stats *s, uint64_t *cycles);
+
+/* ---- the perf system calls of the host tools (Linux's ABI and errors) ---- */
+/* perf_event_open(2): returns a file descriptor (>= 0) or -errno. */
+int machine_perf_open(struct machine *m, const struct perf_event_attr *attr, int pid, int cpu,
+                      int group_fd, unsigned long flags);
+/* mmap(2) of len bytes (1 + 2^n pages of 8 KB): *addr gets the mapping, the
+ * perf_event_mmap_page then the data. Returns 0 or -errno. */
+int machine_perf_mmap(struct machine *m, int fd, size_t len, void **addr);
+/* read(2) with the event's read_format. Returns bytes or -errno. */
+long machine_perf_read(struct machine *m, int fd, void *buf, size_t len);
+/* ioctl(2): PERF_EVENT_IOC_ENABLE, DISABLE, RESET, REFRESH, PERIOD (arg
+ * points to the u64), ID (arg points to the u64 it fills), SET_OUTPUT (arg
+ * is the fd, or -1). Returns 0 or -errno. */
+int machine_perf_ioctl(struct machine *m, int fd, unsigned long req, uintptr_t arg);
+/* close(2). Returns 0 or -EBADF. */
+int machine_perf_close(struct machine *m, int fd);
+
+#endif
