@@ -93,3 +93,20 @@ r=$("$PROFILEME" stat -x, -e 'instructions,cpu/event=1,sl1=0/,sim/cycles/' -- "$
 raw=$(awk -F, '$3 == "cpu/event=1" { print $1 }' <<<"$r"); truth=$(awk -F, '$3 == "sim/cycles/" { print $1 }' <<<"$r")
 if [ -n "$raw" ] && [ "$raw" = "$truth" ]; then echo "PASS timing/event-list-terms: cpu/event=1,sl1=0/ in a list counts $raw cycles, as sim/cycles/"
 else echo "FAIL timing/event-list-terms: raw '$raw', sim/cycles '$truth': $(head -c 200 <<<"$r")"; fi
+
+# stat through perf_event_open: four hardware events on two counters are
+# multiplexed by the kernel on its tick and scaled by enabled/running as perf
+# stat scales them. Each ran part of the time (the percentage is printed), and
+# the scaled cycles and instructions fall within 3% of the exact sim/ counts.
+r=$("$PROFILEME" stat -x, -e cycles,instructions,cache-misses,mbox-replays,sim/cycles/,sim/instructions/ \
+    -- "$out/branch_random" 2000000 2>&1 >/dev/null)
+awk -F, '{ v[$3] = $1; p[$3] = $5 }
+  END {
+    ok = 1; why = "";
+    split("cycles instructions cache-misses mbox-replays", hw, " ");
+    for (i = 1; i <= 4; i++) if (!(p[hw[i]] > 5 && p[hw[i]] < 95)) { ok = 0; why = why " " hw[i] " ran " p[hw[i]] "%" }
+    ec = v["cycles"] / v["sim/cycles/"] - 1; ei = v["instructions"] / v["sim/instructions/"] - 1;
+    if (ec < -0.03 || ec > 0.03 || ei < -0.03 || ei > 0.03) { ok = 0; why = why sprintf(" scaled errors %.4f %.4f", ec, ei) }
+    if (ok) printf "PASS timing/stat-multiplexed: 4 events on 2 counters ran %s%%, %s%%, %s%%, %s%%; scaled cycles %+.3f%%, instructions %+.3f%% from sim/\n",
+                   p["cycles"], p["instructions"], p["cache-misses"], p["mbox-replays"], 100 * ec, 100 * ei;
+    else printf "FAIL timing/stat-multiplexed:%s\n", why }' <<<"$r"

@@ -137,6 +137,90 @@ static void test_layouts(void)
   perf_ctx_destroy(c);
 }
 
+/* A one-counter PMU (type 20) and a PMU that always fits (type 21), for
+ * multiplexing: the clock's ns count as events while an event is on. */
+static struct perf_event *one_slot;
+static int slot_init_a(struct perf_event *e) { return e->attr.type == 20 ? 0 : -ENOENT; }
+static int slot_init_b(struct perf_event *e) { return e->attr.type == 21 ? 0 : -ENOENT; }
+static int slot_add(struct perf_event *e, int f)
+{
+  (void)f;
+  if (e->attr.type == 20) { if (one_slot) return -EAGAIN; one_slot = e; }
+  e->hw.prev_count = fake_time;
+  return 0;
+}
+static void slot_read(struct perf_event *e) { e->count += fake_time - e->hw.prev_count; e->hw.prev_count = fake_time; }
+static void slot_del(struct perf_event *e, int f) { (void)f; slot_read(e); if (one_slot == e) one_slot = NULL; }
+static void slot_start(struct perf_event *e, int f) { (void)e; (void)f; }
+static void slot_stop(struct perf_event *e, int f) { (void)e; (void)f; }
+static struct pmu slot_a = { "one-slot", 20, NULL, slot_init_a, slot_add, slot_del, slot_start, slot_stop, slot_read };
+static struct pmu slot_b = { "always", 21, NULL, slot_init_b, slot_add, slot_del, slot_start, slot_stop, slot_read };
+
+/* Multiplexing rotates each PMU's events on its own (Linux's per-PMU
+ * contexts): two events of a one-counter PMU share its time half and half,
+ * scaling recovers their counts, and an event of another PMU never stops. */
+static void test_rotation(void)
+{
+  struct perf_sysctl sys = { .paranoid = -1, .privileged = true };
+  fake_time = 0;
+  struct perf_ctx *c = perf_ctx_create(&sys, ram, clock_fn, NULL);
+  perf_pmu_register(c, &slot_b);
+  perf_pmu_register(c, &slot_a);
+  struct perf_event_attr a = { .type = 20, .size = sizeof a,
+                               .read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING };
+  struct perf_event_attr b = a;
+  b.type = 21;
+  struct perf_event *e1 = NULL, *e2 = NULL, *e3 = NULL;
+  CHECK(perf_event_open(c, &b, 1000, -1, NULL, &e3) == 0 && perf_event_open(c, &a, 1000, -1, NULL, &e1) == 0 &&
+        perf_event_open(c, &a, 1000, -1, NULL, &e2) == 0, "three counting events");
+  for (int i = 1; i <= 400; i++) {   /* 400 ticks of 1 ms: 100 rotations at 4 ms */
+    fake_time = (uint64_t)i * 1000000;
+    perf_ctx_tick(c, 1000, 1000, 0, false);
+  }
+  uint64_t v1[3], v2[3], v3[3];
+  CHECK(perf_event_read(e1, v1, sizeof v1) == 24 && perf_event_read(e2, v2, sizeof v2) == 24 &&
+        perf_event_read(e3, v3, sizeof v3) == 24, "read value, enabled, running");
+  CHECK(v1[2] >= 190000000 && v1[2] <= 210000000 && v2[2] >= 190000000 && v2[2] <= 210000000,
+        "the one-counter events ran about half the time each (%llu and %llu of 400000000 ns)",
+        (unsigned long long)v1[2], (unsigned long long)v2[2]);
+  CHECK_EQ_U64(v1[0], v1[2], "a counter counts while it runs");
+  CHECK_EQ_U64(v3[2], v3[1], "the other PMU's event runs all the time it is enabled");
+  /* PERF_EVENT_IOC_RESET zeroes the count, not the times. */
+  perf_event_reset(e3);
+  uint64_t r[3];
+  perf_event_read(e3, r, sizeof r);
+  CHECK(r[0] == 0 && r[1] == v3[1], "RESET: count 0, time_enabled kept");
+  /* PERIOD and REFRESH are for sampling events only. */
+  CHECK_EQ_U64(perf_event_period(e3, 1000), (uint64_t)-EINVAL, "PERIOD of a counting event: EINVAL");
+  CHECK_EQ_U64(perf_event_refresh(e3, 1), (uint64_t)-EINVAL, "REFRESH of a counting event: EINVAL");
+  perf_ctx_destroy(c);
+}
+
+/* PERF_EVENT_IOC_REFRESH: the event disables itself after n overflows;
+ * PERF_EVENT_IOC_PERIOD changes the period; inherit refuses REFRESH. */
+static void test_refresh_period(void)
+{
+  struct perf_ctx *c = ctx(-1, true);
+  struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1, .sample_period = 1000,
+                               .sample_type = PERF_SAMPLE_IP, .disabled = 1 };
+  struct perf_event *e = NULL;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "a disabled sampling event");
+  CHECK_EQ_U64(perf_event_refresh(e, 2), 0, "REFRESH 2");
+  CHECK(e->enabled, "REFRESH enables it");
+  struct perf_sample s = { .ip = 0x120000000 };
+  CHECK_EQ_U64(perf_event_overflow(e, &s), 0, "first overflow: goes on");
+  CHECK_EQ_U64(perf_event_overflow(e, &s), 1, "second overflow: the driver must stop it");
+  CHECK(!e->enabled, "after the REFRESH count the event is disabled");
+  CHECK_EQ_U64(perf_event_period(e, 0), (uint64_t)-EINVAL, "PERIOD 0: EINVAL");
+  CHECK_EQ_U64(perf_event_period(e, 5000), 0, "PERIOD 5000");
+  CHECK_EQ_U64(e->hw.sample_period, 5000, "the new period is in force");
+  perf_event_close(e);
+  a.inherit = 1;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "an inherited sampling event");
+  CHECK_EQ_U64(perf_event_refresh(e, 1), (uint64_t)-EINVAL, "REFRESH of an inherited event: EINVAL (as Linux)");
+  perf_ctx_destroy(c);
+}
+
 int main(void)
 {
   ram = phys_create(64ull << 20);
@@ -144,6 +228,8 @@ int main(void)
   if (!ram) return check_done();
   test_scattered_ring();
   test_layouts();
+  test_rotation();
+  test_refresh_period();
   struct perf_ctx *c = ctx(2, false);
   struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1,
                                .sample_period = 1000, .exclude_kernel = 1 };
