@@ -24,7 +24,9 @@ pcs() { perf script -i "$1" -F ip,sym 2>/dev/null | awk '$2 == "main" { print $1
 # loop PCs are 0x...540..0x...57c in loop16 (aligned by .align 6)
 loop_pcs() { pcs "$1" | awk '{ print $2 }' | grep -c '^1200005[4-7][048c]$'; }
 
-rec -e cpu/event=1,profileme=1,random=1/ -c 997 -o pm16.data "$out/loop16" 200000
+# (1,000,000 iterations: at -c 997 the event is throttled at 98 interrupts per
+# tick, DIV_ROUND_UP(perf_event_max_sample_rate, HZ), as Linux throttles it)
+rec -e cpu/event=1,profileme=1,random=1/ -c 997 -o pm16.data "$out/loop16" 1000000
 n=$(loop_pcs pm16.data)
 if [ "$n" = 16 ]; then echo "PASS record/profileme-all-16: samples on all 16 loop instructions"
 else echo "FAIL record/profileme-all-16: samples on $n of the 16 loop instructions"; fi
