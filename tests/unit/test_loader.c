@@ -1,6 +1,7 @@
 /* ELF loader on crafted files: headers at addresses that are not 8-aligned
  * (checked by the SAN=1 build: only UBSan sees a misaligned read), and a bss
- * that must be zeroed only in its file-backed page. */
+ * that must be zeroed only in its file-backed page, and segments that would
+ * make loading cost time and host memory in proportion to p_memsz. */
 #include "check.h"
 #include "guest/loader.h"
 #include "guest/mem.h"
@@ -15,9 +16,9 @@
 #define BASE 0x120000000ull
 #define P    GUEST_PAGE_SIZE
 
-/* A page of file, plus a spare byte so that it can start at an odd host
- * address. */
-static _Alignas(8) uint8_t store[GUEST_PAGE_SIZE + 1];
+/* Room for 256 program headers after the ELF header, plus a spare byte so
+ * that the file can start at an odd host address. */
+static _Alignas(8) uint8_t store[2 * GUEST_PAGE_SIZE + 1];
 
 /* Writes an ET_EXEC header at f with nph program headers at phoff; memcpy, as
  * the loader must read them, since f and phoff need not be aligned. */
@@ -39,6 +40,8 @@ static void put_ehdr(uint8_t *f, uint64_t phoff, int nph)
   eh.e_phnum = (Elf64_Half)nph;
   memcpy(f, &eh, sizeof eh);
 }
+
+static uint64_t err_u64(int err) { return (uint64_t)(int64_t)err; }
 
 static void put_load(uint8_t *f, uint64_t phoff, int i, uint64_t vaddr, uint64_t off,
                      uint64_t filesz, uint64_t memsz, uint32_t flags)
@@ -99,10 +102,45 @@ static void test_bss_tail(void)
   mm_put(mm);
 }
 
+/* Segments Linux could not back either: ENOMEM at once, nothing mapped. */
+static void test_huge_segments(void)
+{
+  uint8_t *f = store;
+  memset(store, 0, sizeof store);
+  struct guest_mm *mm = mm_create();
+  struct elf_image img;
+
+  put_ehdr(f, sizeof(Elf64_Ehdr), 1);
+  put_load(f, sizeof(Elf64_Ehdr), 0, BASE, 0, 0x100, 1ull << 40, PF_R | PF_W);
+  CHECK_EQ_U64(elf_load(mm, f, P, 0, &img), err_u64(PM_ENOMEM), "huge: a 1 TB bss is ENOMEM");
+  CHECK_EQ_U64(mm->pages_mapped, 0, "huge: nothing mapped for it");
+
+  /* 256 segments of 4 GB each over the same range: the image spans 4 GB,
+   * but mapping them one after another would walk 2^27 pages. */
+  const int n = 256;
+  const uint64_t phoff = sizeof(Elf64_Ehdr), each = (4ull << 30) - 2 * P;
+  put_ehdr(f, phoff, n);
+  for (int i = 0; i < n; i++) put_load(f, phoff, i, BASE, 0, 0, each, PF_R | PF_W);
+  CHECK_EQ_U64(elf_load(mm, f, sizeof store, 0, &img), err_u64(PM_ENOMEM),
+               "huge: 256 overlapping 4 GB segments are ENOMEM");
+  CHECK_EQ_U64(mm->pages_mapped, 0, "huge: nothing mapped for them");
+  mm_put(mm);
+
+  /* A large bss within the limit still loads, with no page touched. */
+  mm = mm_create();
+  put_ehdr(f, phoff, 1);
+  put_load(f, phoff, 0, BASE, 0, 0, 1ull << 30, PF_R | PF_W);
+  CHECK_EQ_U64(elf_load(mm, f, P, 0, &img), 0, "huge: a 1 GB bss loads");
+  CHECK_EQ_U64(mm->pages_mapped, (1ull << 30) / P, "huge: its pages are mapped");
+  CHECK_EQ_U64(mm->pages_touched, 0, "huge: none touched");
+  mm_put(mm);
+}
+
 int main(void)
 {
   test_misaligned_headers(0);
   test_misaligned_headers(1);
   test_bss_tail();
+  test_huge_segments();
   return check_done();
 }
