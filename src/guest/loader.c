@@ -11,8 +11,11 @@
 #define EM_ALPHA 0x9026
 #endif
 
-/* The most an image may map: the page descriptors of larger images would not
- * fit in host memory (a guest page costs a descriptor). */
+/* The most an image may span, and the most its segments may map together:
+ * mapping costs a page descriptor and a step per page of every segment (pages
+ * shared by overlapping segments once per segment), so this bounds elf_load's
+ * time and host memory whatever p_memsz says. Linux fails an image it cannot
+ * commit memory for with ENOMEM. */
 #define MAX_IMAGE_BYTES (4ull << 30)
 
 int elf_check(const uint8_t *buf, size_t len)
@@ -30,6 +33,15 @@ int elf_check(const uint8_t *buf, size_t len)
       eh->e_phoff > len || (len - eh->e_phoff) / sizeof(Elf64_Phdr) < eh->e_phnum)
     return PM_ECORRUPT;
   return 0;
+}
+
+/* The page-rounded bytes a PT_LOAD maps (its end is checked against
+ * GUEST_TASK_SIZE already, so this does not overflow). */
+static uint64_t seg_span(const Elf64_Phdr *ph)
+{
+  if (ph->p_memsz == 0) return 0;   /* not mapped at all */
+  uint64_t end = (ph->p_vaddr + ph->p_memsz + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
+  return end - (ph->p_vaddr & ~GUEST_PAGE_MASK);
 }
 
 static int prot_of(uint32_t pf)
@@ -61,7 +73,7 @@ int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
   const Elf64_Ehdr *eh = &ehdr;
   Elf64_Phdr ph[256];   /* elf_check bounds e_phnum by 256 */
   memcpy(ph, buf + eh->e_phoff, (size_t)eh->e_phnum * sizeof ph[0]);
-  uint64_t lo = UINT64_MAX, hi = 0;
+  uint64_t lo = UINT64_MAX, hi = 0, mapped = 0;
   memset(img, 0, sizeof *img);
   for (int i = 0; i < eh->e_phnum; i++) {
     if (ph[i].p_type == PT_INTERP) {
@@ -76,10 +88,12 @@ int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
         ph[i].p_filesz > len - ph[i].p_offset || ph[i].p_memsz > GUEST_TASK_SIZE ||
         ph[i].p_vaddr > GUEST_TASK_SIZE - ph[i].p_memsz)
       return PM_ECORRUPT;
+    mapped += seg_span(&ph[i]);   /* at most 256 * 4 TB: no overflow */
     if (ph[i].p_vaddr < lo) lo = ph[i].p_vaddr;
     if (ph[i].p_vaddr + ph[i].p_memsz > hi) hi = ph[i].p_vaddr + ph[i].p_memsz;
   }
   if (hi == 0) return PM_ECORRUPT;   /* nothing to load */
+  if (mapped > MAX_IMAGE_BYTES) return PM_ENOMEM;
   lo &= ~GUEST_PAGE_MASK;
   hi = (hi + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
   if (hi - lo > MAX_IMAGE_BYTES) return PM_ENOSPC;

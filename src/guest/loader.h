@@ -25,7 +25,8 @@ struct elf_image {
 
 /* Loads the ELF image in buf (len bytes) into mm. is_interp picks the
  * interpreter's placement for ET_DYN. Returns 0 or PM_E* (PM_ENOEXEC,
- * PM_EARCH, PM_ECORRUPT, PM_ENOMEM, PM_ENOSPC). */
+ * PM_EARCH, PM_ECORRUPT, PM_ENOSPC; PM_ENOMEM also when its PT_LOADs map more
+ * than 4 GB together, checked before anything is mapped). */
 int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
              struct elf_image *img);
 
