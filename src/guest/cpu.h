@@ -32,6 +32,8 @@ struct axp_ctx {
   uint64_t unique;     /* PALcode per-thread value: the TLS pointer */
   uint64_t lock_addr;  /* LL/SC lock, valid when lock_valid */
   bool lock_valid;
+  uint8_t lock_size;   /* 4 or 8: the size of the ld*_l */
+  uint64_t lock_value; /* what the ld*_l read: st*_c fails if memory changed since */
   uint32_t uac;        /* UAC_* bits of osf_setsysinfo(SSI_NVPAIRS) */
 };
 
@@ -70,8 +72,14 @@ struct pc_counts {
   uint32_t used, cap;
 };
 
+struct task;
+
 struct cpu {
   int id;
+  struct task *task;           /* the task on this CPU, NULL when idle */
+  bool need_resched;           /* its time slice is over */
+  uint64_t slice_left;         /* instructions left in a functional time slice */
+  uint64_t idle_ns;            /* time this CPU spent idle while others ran */
   uint64_t icount;             /* instructions retired */
   uint64_t unaligned_fixups;
   struct pc_counts unaligned;  /* per PC, for the trap model */

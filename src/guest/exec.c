@@ -309,6 +309,14 @@ static bool branch_taken(const struct axp_ctx *c, const struct axp_insn *in)
   }
 }
 
+/* True when the locked address still holds what the ld*_l read. */
+static bool lock_intact(struct guest_mm *mm, const struct axp_ctx *c)
+{
+  uint64_t v = 0;
+  if (mm_read(mm, c->lock_addr, &v, c->lock_size, false)) return false;
+  return c->lock_size == 4 ? (uint32_t)v == (uint32_t)c->lock_value : v == c->lock_value;
+}
+
 /* Builds the pre-commit description of `in` at pc and hands it to the hook. */
 static bool timing_before(struct cpu *cpu, const struct axp_ctx *c, const struct axp_insn *in,
                           uint64_t pc)

@@ -126,13 +126,13 @@ L_LDQ_U: {
   }
 L_LDL_L: {
     uint64_t a = EA;
-    c->lock_addr = a; c->lock_valid = true;
-    LOAD(4, int32_t, true, RA = (uint64_t)(int64_t)v_);
+    c->lock_addr = a; c->lock_valid = true; c->lock_size = 4;
+    LOAD(4, int32_t, true, RA = (uint64_t)(int64_t)v_; c->lock_value = (uint32_t)v_);
   }
 L_LDQ_L: {
     uint64_t a = EA;
-    c->lock_addr = a; c->lock_valid = true;
-    LOAD(8, uint64_t, true, RA = v_);
+    c->lock_addr = a; c->lock_valid = true; c->lock_size = 8;
+    LOAD(8, uint64_t, true, RA = v_; c->lock_value = v_);
   }
 L_STB: STORE(1, uint8_t, false, RA); NEXT();
 L_STW: STORE(2, uint16_t, false, RA); NEXT();
@@ -149,7 +149,11 @@ L_STL_C: L_STQ_C: {
     unsigned size = in->id == AXP_STL_C ? 4 : 8;
     uint64_t a = EA;
     if (a & (size - 1)) { set_trap(cpu, GSIG_BUS, BUS_ADRALN, a, 0); TRAP_HERE(); }
-    bool ok = c->lock_valid && (c->lock_addr & ~15ull) == (a & ~15ull);
+    /* Another CPU's store to the locked block clears the lock flag. CPUs run
+     * in turns, so a store made while this one waited shows as a changed
+     * value at the locked address (qemu's cmpxchg reading of ll/sc; a store
+     * of the same value goes unseen). */
+    bool ok = c->lock_valid && (c->lock_addr & ~15ull) == (a & ~15ull) && lock_intact(mm, c);
     c->lock_valid = false;
     if (ok) {
       if (size == 4) STORE(4, uint32_t, true, RA);

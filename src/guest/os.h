@@ -13,6 +13,7 @@
 #include "guest/mem.h"
 
 #define GSIG_MAX 64          /* _NSIG on Alpha */
+#define OS_MAX_CPUS 8
 
 /* Alpha (OSF) signal numbers that differ from x86 or that the kernel layer names. */
 enum {
@@ -94,6 +95,7 @@ struct task {
   uint64_t altstack_sp, altstack_size;
   int altstack_flags;
   int host_pid, host_pidfd;  /* after exec of a host program: the process standing in */
+  int cpu;                   /* the CPU it runs or last ran on, -1 before it first runs */
   struct task *next;         /* machine's task list */
 };
 
@@ -139,10 +141,14 @@ struct os_hooks {
   void (*irq)(void *ctx, struct task *t);
   /* a task event (exec, fork, exit, an executable mapping) */
   void (*task)(void *ctx, const struct task_event *e);
-  /* after every scheduling round; os->current is the task that ran */
+  /* after every round a CPU ran; os->current is the task that ran, os->cur_cpu its CPU */
   void (*slice)(void *ctx);
-  /* guest time in ns before idle time is added; NULL: from the instruction count */
-  uint64_t (*clock)(void *ctx);
+  /* a CPU's busy time in ns (idle time is added by the OS); NULL: from its
+   * instruction count */
+  uint64_t (*clock)(void *ctx, int cpu);
+  /* a CPU switches from prev to next (either may be NULL: idle); migrated
+   * when next last ran on another CPU */
+  void (*switch_to)(void *ctx, int cpu, struct task *prev, struct task *next, bool migrated);
   void *ctx;
 };
 
@@ -150,16 +156,21 @@ struct os_opts {
   const char *sysroot;       /* where absolute guest paths are looked up first */
   uint64_t seed;
   uint64_t quantum;          /* instructions per scheduling slice */
+  int ncpus;                 /* CPUs, 1..OS_MAX_CPUS (0 means 1) */
   bool real_time;            /* guest clocks from the host instead of virtual */
 };
 
 struct os {
   struct os_opts opt;
-  struct cpu cpus[1];
+  struct cpu cpus[OS_MAX_CPUS];
   int ncpus;
+  int cur_cpu;               /* the CPU being run now, -1 between rounds */
+  int last_cpu;              /* the CPU that ran last */
+  uint64_t time_hwm;         /* the latest guest time handed out (os_now is monotonic) */
+  struct task *rr;           /* round-robin cursor: the task placed last */
   struct task *tasks;
   struct process *procs;
-  struct task *current;
+  struct task *current;      /* the task of cur_cpu while it runs */
   int next_pid;
   uint64_t rng;              /* seeded generator (getrandom, AT_RANDOM) */
   uint64_t idle_ns;          /* virtual time skipped while all tasks slept */
@@ -172,7 +183,6 @@ struct os {
   uint64_t syscalls;
   /* Set by the machine that runs this OS (machine/machine.h). */
   struct os_hooks hooks;
-  bool need_resched;         /* the running task's time slice is over (set by the tick) */
   /* How the first process died when a fault signal killed it, for the message. */
   struct { bool valid; int sig; uint64_t pc, addr; } fatal;
   struct physmem *phys;      /* simulated RAM, created on first use (os_phys) */
@@ -200,8 +210,11 @@ void os_announce(struct os *m, struct task *t);
 /* The short command name of a task (the basename of its program, 15 chars). */
 const char *task_comm(const struct task *t);
 
-/* Virtual time in ns since boot. */
+/* Virtual time in ns since boot: the clock of the CPU running now, never
+ * going back (CPUs' clocks differ by at most a round). */
 uint64_t os_now(struct os *m);
+/* Ends the time slice of the task on the CPU running now (the tick). */
+void os_resched(struct os *m);
 /* Next random 64-bit value of the seeded generator. */
 uint64_t os_random(struct os *m);
 

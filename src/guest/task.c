@@ -1,5 +1,9 @@
-/* Processes, threads and the deterministic scheduler. Tasks run round-robin for
- * a fixed instruction quantum on CPU 0. A task that must wait (futex, child, fd,
+/* Processes, threads and the deterministic scheduler. Each CPU runs a task
+ * until its time slice ends (a fixed instruction quantum, or the machine's
+ * tick), then takes the next runnable task round-robin. CPUs run in turns,
+ * the one whose clock is earliest first, for a bounded round each, so their
+ * clocks stay within a round of each other and the interleaving is a
+ * function of the program and the seed. A task that must wait (futex, child, fd,
  * timer) is marked blocked with its syscall rewound; it re-executes the syscall
  * when woken. When every task is blocked the scheduler polls the host fds waited
  * on, or jumps virtual time to the earliest deadline. */
@@ -46,6 +50,15 @@ static uint64_t splitmix(uint64_t *s)
 
 uint64_t os_random(struct os *m) { return splitmix(&m->rng); }
 
+/* A CPU's clock: its busy time, the time it sat idle while others ran, and
+ * the time every CPU skipped while all tasks slept. */
+static uint64_t cpu_clock(struct os *m, int i)
+{
+  const struct cpu *c = &m->cpus[i];
+  uint64_t busy = m->hooks.clock ? m->hooks.clock(m->hooks.ctx, i) : c->icount * NS_PER_1000_INSNS / 1000;
+  return busy + c->idle_ns + m->idle_ns;
+}
+
 uint64_t os_now(struct os *m)
 {
   if (m->opt.real_time) {
@@ -53,8 +66,14 @@ uint64_t os_now(struct os *m)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
   }
-  if (m->hooks.clock) return m->hooks.clock(m->hooks.ctx) + m->idle_ns;
-  return m->cpus[0].icount * NS_PER_1000_INSNS / 1000 + m->idle_ns;
+  uint64_t t = cpu_clock(m, m->cur_cpu >= 0 ? m->cur_cpu : m->last_cpu);
+  if (t > m->time_hwm) m->time_hwm = t;
+  return m->time_hwm;
+}
+
+void os_resched(struct os *m)
+{
+  if (m->cur_cpu >= 0) m->cpus[m->cur_cpu].need_resched = true;
 }
 
 struct os *os_create(const struct os_opts *opt)
@@ -63,7 +82,10 @@ struct os *os_create(const struct os_opts *opt)
   if (!m) return NULL;
   m->opt = *opt;
   if (!m->opt.quantum) m->opt.quantum = 200000;
-  m->ncpus = 1;
+  m->ncpus = opt->ncpus ? opt->ncpus : 1;
+  if (m->ncpus < 1 || m->ncpus > OS_MAX_CPUS) { free(m); return NULL; }
+  for (int i = 0; i < m->ncpus; i++) m->cpus[i].id = i;
+  m->cur_cpu = -1;
   m->next_pid = 1000;
   m->rng = opt->seed;
   m->log = stderr;
@@ -340,6 +362,7 @@ int os_spawn(struct os *m, const char *path, int argc, char *const *argv,
   memcpy(p->exe_text, li.exe_text, sizeof p->exe_text);
   memcpy(p->interp_text, li.interp_text, sizeof p->interp_text);
   t->tid = p->pid;
+  t->cpu = -1;
   t->proc = p;
   t->mm = mm;
   ctx_init(&t->ctx, pc, sp);
@@ -569,6 +592,7 @@ int64_t task_clone(struct os *m, struct task *t, uint64_t flags, uint64_t newsp,
   }
   p->refs++;
   n->tid = tid;
+  n->cpu = -1;
   n->proc = p;
   n->ctx = t->ctx;
   n->ctx.lock_valid = false;
@@ -689,7 +713,10 @@ static void free_dead(struct os *m, struct task *keep)
   struct task **pp = &m->tasks;
   while (*pp) {
     struct task *t = *pp;
-    if (t->state == TASK_DEAD && t != keep) { *pp = t->next; free(t); }
+    if (t->state == TASK_DEAD && t != keep && !(t->cpu >= 0 && m->cpus[t->cpu].task == t)) {
+      *pp = t->next;
+      free(t);
+    }
     else pp = &t->next;
   }
 }
@@ -757,13 +784,16 @@ static void wake_signalled(struct os *m)
       task_wake(t);
 }
 
-static struct task *pick(struct os *m, struct task *after)
+/* The next runnable task after `after` in list order that is not on another
+ * CPU than cpu, or NULL. */
+static struct task *pick(struct os *m, struct task *after, int cpu)
 {
   wake_signalled(m);
   struct task *t = after ? after->next : m->tasks;
   for (int pass = 0; pass < 2; pass++) {
     for (; t; t = t->next)
-      if (t->state == TASK_RUNNABLE) return t;
+      if (t->state == TASK_RUNNABLE && !(t->cpu >= 0 && t->cpu != cpu && m->cpus[t->cpu].task == t))
+        return t;
     t = m->tasks;
   }
   return NULL;
@@ -787,33 +817,75 @@ static void report_deadlock(struct os *m)
   fprintf(m->log, "\n");
 }
 
-int os_run(struct os *m)
+/* Instructions a CPU runs in one round when there are several: bounds how
+ * far apart the CPUs' clocks can drift (about 25 us). */
+#define SMP_ROUND 16384u
+
+/* Takes CPU i's task off it (idle) and tells the machine. */
+static void cpu_release(struct os *m, int i)
 {
-  struct cpu *cpu = &m->cpus[0];
-  struct task *t = NULL;
-  while (any_live(m)) {
-    check_timers(m);
-    struct task *n = pick(m, t);
-    if (!n) {
-      if (!idle(m)) {
-        report_deadlock(m);
-        for (struct task *o = m->tasks; o; o = o->next)
-          if (o->state < TASK_ZOMBIE) task_exit(m, o, GSIG_KILL, true);
-        break;
-      }
-      continue;
-    }
-    t = n;
-    if (t->host_pid) {
-      host_proxy(m, t);
-      continue;
-    }
-    m->current = t;
-    t->ctx.lock_valid = false;   /* a context switch breaks LL/SC reservations */
-    signal_deliver(m, t);
-    if (t->state != TASK_RUNNABLE) continue;
-    uint64_t left = m->opt.quantum;
-    while (left && t->state == TASK_RUNNABLE && !m->need_resched) {
+  struct cpu *cpu = &m->cpus[i];
+  struct task *prev = cpu->task;
+  cpu->task = NULL;
+  if (prev && m->hooks.switch_to) m->hooks.switch_to(m->hooks.ctx, i, prev, NULL, false);
+}
+
+/* Gives CPU i its next task: the running one stays unless its slice is
+ * over or it stopped. A CPU that was idle starts at the time it gets work. */
+static void cpu_place(struct os *m, int i)
+{
+  struct cpu *cpu = &m->cpus[i];
+  struct task *prev = cpu->task;
+  if (prev && prev->state == TASK_RUNNABLE && !cpu->need_resched && cpu->slice_left) return;
+  cpu->need_resched = false;
+  struct task *n;
+  while ((n = pick(m, m->rr, i)) && n->host_pid) {
+    m->rr = n;
+    host_proxy(m, n);   /* stand-ins for host processes take no CPU */
+  }
+  if (!n) { cpu_release(m, i); return; }
+  m->rr = n;
+  if (!prev) {
+    uint64_t now = cpu_clock(m, i);
+    if (now < m->time_hwm) cpu->idle_ns += m->time_hwm - now;
+  }
+  bool migrated = n->cpu >= 0 && n->cpu != i;
+  cpu->task = n;
+  cpu->slice_left = m->opt.quantum;
+  n->cpu = i;
+  n->ctx.lock_valid = false;   /* a context switch breaks LL/SC reservations */
+  if (m->hooks.switch_to && (n != prev || migrated))
+    m->hooks.switch_to(m->hooks.ctx, i, prev, n, migrated);
+}
+
+/* Places tasks on the CPUs that need one; returns the CPU with a task and
+ * the earliest clock, or -1 when no task can run. */
+static int next_cpu(struct os *m)
+{
+  int best = -1;
+  uint64_t best_t = 0;
+  for (int i = 0; i < m->ncpus; i++) {
+    cpu_place(m, i);
+    if (!m->cpus[i].task) continue;
+    uint64_t t = cpu_clock(m, i);
+    if (best < 0 || t < best_t) { best = i; best_t = t; }
+  }
+  return best;
+}
+
+/* Runs CPU i's task for one round: until its slice or the round is used up,
+ * it blocks or exits, or the machine asks for a reschedule. */
+static void run_round(struct os *m, int i)
+{
+  struct cpu *cpu = &m->cpus[i];
+  struct task *t = cpu->task;
+  m->cur_cpu = m->last_cpu = i;
+  m->current = t;
+  signal_deliver(m, t);
+  if (t->state == TASK_RUNNABLE) {
+    uint64_t left = cpu->slice_left, start = cpu->icount;
+    if (m->ncpus > 1 && left > SMP_ROUND) left = SMP_ROUND;
+    while (left && t->state == TASK_RUNNABLE && !cpu->need_resched) {
       uint64_t before = cpu->icount;
       cpu->asn = (unsigned)t->proc->pid;
       int stop = cpu->timing ? axp_run_timed(cpu, &t->ctx, t->mm, left)
@@ -830,6 +902,7 @@ int os_run(struct os *m)
         sys_dispatch(m, t);
         if (t->state == TASK_RUNNABLE) signal_deliver(m, t);
         if (left) left--;
+        if (cpu->slice_left) cpu->slice_left--;
       } else if (stop == AXP_STOP_TRAP) {
         signal_force(m, t, &cpu->trap);
         signal_deliver(m, t);
@@ -838,11 +911,33 @@ int os_run(struct os *m)
         signal_deliver(m, t);
       }
     }
-    m->need_resched = false;
+    uint64_t ran = cpu->icount - start;
+    cpu->slice_left = ran < cpu->slice_left ? cpu->slice_left - ran : 0;
     if (m->hooks.slice) m->hooks.slice(m->hooks.ctx);   /* m->current is the task that ran */
-    m->current = NULL;
-    free_dead(m, t);
   }
+  m->current = NULL;
+  m->cur_cpu = -1;
+  if (t->state != TASK_RUNNABLE) cpu_release(m, i);
+}
+
+int os_run(struct os *m)
+{
+  while (any_live(m)) {
+    check_timers(m);
+    int i = next_cpu(m);
+    if (i < 0) {
+      if (!idle(m)) {
+        report_deadlock(m);
+        for (struct task *o = m->tasks; o; o = o->next)
+          if (o->state < TASK_ZOMBIE) task_exit(m, o, GSIG_KILL, true);
+        break;
+      }
+      continue;
+    }
+    run_round(m, i);
+    free_dead(m, m->rr);
+  }
+  for (int i = 0; i < m->ncpus; i++) cpu_release(m, i);
   return m->init_status;
 }
 
@@ -863,7 +958,7 @@ void os_destroy(struct os *m)
     free(p);
     p = n;
   }
-  pc_counts_free(&m->cpus[0].unaligned);
+  for (int i = 0; i < m->ncpus; i++) pc_counts_free(&m->cpus[i].unaligned);
   phys_destroy(m->phys);
   free(m);
 }

@@ -53,25 +53,26 @@ struct machine {
   struct perf_event *fds[MAX_FDS];
   void (*poll)(void *ctx);
   void *poll_ctx;
-  struct task *last_task;        /* the task of the previous round (context switches) */
   bool announced;                /* the first program's exec records were emitted */
   bool stopping, stopped;
 };
 
-static struct mcpu *cpu0(struct machine *m) { return &m->cpu[0]; }
+/* The CPU the OS is running now (CPU 0 between rounds). */
+static struct mcpu *cur(struct machine *m) { return &m->cpu[m->os->cur_cpu > 0 ? m->os->cur_cpu : 0]; }
 
 /* ---- time ---- */
 
-static uint64_t cycles_now(const struct machine *m)
+/* The cycle count of the CPU running now (what a PMU driver reads). */
+static uint64_t cycles_now(struct machine *m)
 {
-  return m->opt.timed ? ev67_now(m->cpu[0].core) : 0;
+  return m->opt.timed ? ev67_now(cur(m)->core) : 0;
 }
 
-/* Guest time of a timed machine: the cores' clock. */
-static uint64_t cycle_ns(void *ctx)
+/* A timed CPU's busy time: its core's clock. */
+static uint64_t cycle_ns(void *ctx, int cpu)
 {
   struct machine *m = ctx;
-  return cycles_now(m) * 1000 / MACHINE_CLOCK_MHZ;
+  return ev67_now(m->cpu[cpu].core) * 1000 / MACHINE_CLOCK_MHZ;
 }
 
 static uint64_t perf_clock(void *ctx)
@@ -134,7 +135,7 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
 static void kernel_hook(void *ctx, int activity, uint64_t nr, uint64_t bytes)
 {
   struct machine *m = ctx;
-  if (m->opt.timed) kernel_work(cpu0(m), activity, nr, bytes);
+  if (m->opt.timed) kernel_work(cur(m), activity, nr, bytes);
 }
 
 static bool before(void *ctx, const struct uarch_insn *ui)
@@ -175,7 +176,7 @@ static void timer_tick(struct mcpu *c, struct task *t)
   while (c->next_tick <= now) c->next_tick += m->tick_cycles;
   perf_ctx_tick(m->perf, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
   if (++c->slice_ticks >= SLICE_TICKS) {
-    m->os->need_resched = true;
+    os_resched(m->os);
     c->slice_ticks = 0;
   }
   if (m->poll) m->poll(m->poll_ctx);
@@ -184,7 +185,7 @@ static void timer_tick(struct mcpu *c, struct task *t)
 static void irq_hook(void *ctx, struct task *t)
 {
   struct machine *m = ctx;
-  struct mcpu *c = cpu0(m);
+  struct mcpu *c = cur(m);
   if (c->pmu_irq) {
     kernel_work(c, KACT_INTERRUPT, 0, 0);
     uint64_t pc = t->ctx.pc;
@@ -212,20 +213,28 @@ static void task_hook(void *ctx, const struct task_event *e)
   }
 }
 
-/* After each scheduling round: a context switch when the task changed, the
- * tick of an untimed machine (it has no timer interrupt), the tool's poll,
- * and the end of the workload after machine_stop. */
+/* A CPU changes task: the scheduler's kernel work, and the context-switch
+ * and migration software events, charged to the task switched in. */
+static void switch_hook(void *ctx, int cpu, struct task *prev, struct task *next, bool migrated)
+{
+  struct machine *m = ctx;
+  struct mcpu *c = &m->cpu[cpu];
+  c->slice_ticks = 0;
+  if (!next) return;
+  uint64_t pc = next->ctx.pc;
+  if (prev) sw_event(m, PERF_COUNT_SW_CONTEXT_SWITCHES, next, pc);
+  if (migrated) sw_event(m, PERF_COUNT_SW_CPU_MIGRATIONS, next, pc);
+  if (prev && m->opt.timed) kernel_work(c, KACT_SCHEDULE, 0, 0);
+}
+
+/* After each round: the tick of an untimed machine (it has no timer
+ * interrupt), the tool's poll, and the end of the workload after
+ * machine_stop. */
 static void slice_hook(void *ctx)
 {
   struct machine *m = ctx;
   struct task *t = m->os->current;
   uint64_t pc = t ? t->ctx.pc : 0;
-  if (t && m->last_task && t != m->last_task) {
-    sw_event(m, PERF_COUNT_SW_CONTEXT_SWITCHES, t, pc);
-    if (m->opt.timed) kernel_work(cpu0(m), KACT_SCHEDULE, 0, 0);
-  }
-  if (t != m->last_task) cpu0(m)->slice_ticks = 0;
-  m->last_task = t;
   if (!m->opt.timed && t)
     perf_ctx_tick(m->perf, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
   if (m->poll) m->poll(m->poll_ctx);
@@ -285,12 +294,14 @@ struct machine *machine_create(const struct machine_opts *o)
   m->ncpus = o->ncpus ? o->ncpus : 1;
   if (m->ncpus < 1 || m->ncpus > MACHINE_MAX_CPUS) { free(m); return NULL; }
   struct os_opts oo = o->os;
+  oo.ncpus = m->ncpus;
   if (o->timed && !oo.quantum) oo.quantum = TIMED_QUANTUM;
   m->os = os_create(&oo);
   if (!m->os) { free(m); return NULL; }
   m->kinsn = axp_decode(KIMAGE_INSN);
   m->tick_cycles = (uint64_t)MACHINE_CLOCK_MHZ * 1000000 / MACHINE_HZ;
-  m->os->hooks = (struct os_hooks){ .kernel = kernel_hook, .task = task_hook, .slice = slice_hook, .ctx = m };
+  m->os->hooks = (struct os_hooks){ .kernel = kernel_hook, .task = task_hook, .slice = slice_hook,
+                                    .switch_to = switch_hook, .ctx = m };
   if (o->timed) {
     m->os->hooks.irq = irq_hook;
     m->os->hooks.clock = cycle_ns;
@@ -303,7 +314,7 @@ struct machine *machine_create(const struct machine_opts *o)
   for (int i = 0; i < m->ncpus; i++)
     if (attach_cpu(m, i)) { machine_destroy(m); return NULL; }
   if (o->timed) {
-    const struct alpha_pmu_env env = { &cpu0(m)->pmu, drv_now, insn_at, drv_random, m };
+    const struct alpha_pmu_env env = { &m->cpu[0].pmu, drv_now, insn_at, drv_random, m };
     m->drv = alpha_pmu_create(m->perf, &env);
     const struct sim_pmu_env senv = { sim_totals, m };
     m->sim = sim_pmu_create(m->perf, &senv);
@@ -359,9 +370,11 @@ int machine_run(struct machine *m)
 void machine_progress(const struct machine *m, struct machine_progress *p)
 {
   memset(p, 0, sizeof *p);
-  for (int i = 0; i < m->ncpus; i++) p->insns += m->os->cpus[i].icount;
-  p->cycles = cycles_now(m);
-  p->ns = os_now(m->os);
+  for (int i = 0; i < m->ncpus; i++) {
+    p->insns += m->os->cpus[i].icount;
+    if (m->opt.timed) p->cycles += ev67_now(m->cpu[i].core);
+  }
+  p->ns = m->os->time_hwm;
 }
 
 bool machine_sim_stats(const struct machine *m, struct ev67_stats *s, uint64_t *cycles)

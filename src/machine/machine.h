@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MACHINE_MAX_CPUS 1        /* several CPUs: issue 7, in progress */
+#define MACHINE_MAX_CPUS OS_MAX_CPUS
 #define MACHINE_HZ 1024           /* Alpha Linux's HZ (arch/alpha/include/asm/param.h) */
 #define MACHINE_CLOCK_MHZ 667     /* the modelled EV67 (docs/timing.md) */
 

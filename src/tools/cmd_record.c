@@ -150,6 +150,8 @@ static void usage(FILE *f)
     "  -F, --freq N          sample N times per second of guest time (default 4000)\n"
     "  -o, --output FILE     output file (default perf.data)\n"
     "      --seed N          seed for the guest and for randomized intervals\n"
+    "      --cpus N          CPUs of the machine (default 1: a single-threaded program\n"
+    "                        gains nothing from more, and the CPUs are simulated in turn)\n"
     "      --privileged      record as root (CAP_PERFMON); default: a normal user\n"
     "      --paranoid N      kernel.perf_event_paranoid for the run (default 2)\n"
     "      --sysroot DIR     where absolute guest paths are looked up first\n"
@@ -176,7 +178,8 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "freq", required_argument, 0, 'F' }, { "output", required_argument, 0, 'o' },
     { "seed", required_argument, 0, 'S' }, { "privileged", no_argument, 0, 'P' },
     { "paranoid", required_argument, 0, 'N' }, { "sysroot", required_argument, 0, 's' },
-    { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' },
+    { "cpus", required_argument, 0, 'C' }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
@@ -195,6 +198,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 'N': o->mo.perf.paranoid = (int)strtol(optarg, &end, 0); if (*end || !*optarg) goto badnum; break;
     case 's': o->mo.os.sysroot = optarg; break;
     case 'q': o->quiet = true; break;
+    case 'C': if (tool_parse_cpus("record", optarg, &o->mo.ncpus)) return 2; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }

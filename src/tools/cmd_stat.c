@@ -134,6 +134,8 @@ static void usage(FILE *f)
     "  -x, --field-separator SEP   CSV output: value,unit,event,run-time,percent,,\n"
     "      --list         list the events\n"
     "      --seed N       guest random seed (runs are deterministic)\n"
+    "      --cpus N       CPUs of the machine (default 1: a single-threaded program\n"
+    "                     gains nothing from more, and the CPUs are simulated in turn)\n"
     "      --sysroot DIR  where absolute guest paths are looked up first\n"
     "      --dump-fates FROM:COUNT  print the fates of fetched instructions FROM..\n"
     "      --user         count as a normal user (default: as root; the EV67 cannot\n"
@@ -197,7 +199,7 @@ int cmd_stat(int argc, char **argv)
     { "list", no_argument, 0, 'l' }, { "seed", required_argument, 0, 'S' },
     { "sysroot", required_argument, 0, 's' }, { "help", no_argument, 0, 'h' },
     { "dump-fates", required_argument, 0, 'D' }, { "user", no_argument, 0, 'U' },
-    { "paranoid", required_argument, 0, 'N' }, { 0, 0, 0, 0 },
+    { "paranoid", required_argument, 0, 'N' }, { "cpus", required_argument, 0, 'C' }, { 0, 0, 0, 0 },
   };
   struct stat_run r;
   memset(&r, 0, sizeof r);
@@ -236,6 +238,7 @@ int cmd_stat(int argc, char **argv)
       break;
     }
     case 'U': mo.perf.privileged = false; break;
+    case 'C': if (tool_parse_cpus("stat", optarg, &mo.ncpus)) return 2; break;
     case 's': mo.os.sysroot = optarg; break;
     case 'D':
       if (sscanf(optarg, "%llu:%llu", (unsigned long long *)&mo.dump_from,

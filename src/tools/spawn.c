@@ -2,6 +2,7 @@
 #include "tools/spawn.h"
 #include "util/err.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,19 @@ struct machine *tool_spawn(const char *cmd, const struct machine_opts *mo, int a
   machine_destroy(m);
   *rc = err == PM_ENOENT ? 127 : 126;
   return NULL;
+}
+
+int tool_parse_cpus(const char *cmd, const char *arg, int *ncpus)
+{
+  char *end;
+  long v = strtol(arg, &end, 10);
+  if (!*arg || *end || v < 1 || v > MACHINE_MAX_CPUS) {
+    fprintf(stderr, "profileme %s: --cpus wants a number of CPUs from 1 to %d, not '%s'\n", cmd,
+            MACHINE_MAX_CPUS, arg);
+    return 2;
+  }
+  *ncpus = (int)v;
+  return 0;
 }
 
 int tool_exit_status(int status)

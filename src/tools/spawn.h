@@ -11,6 +11,9 @@
  * with *rc set to the command's exit status. */
 struct machine *tool_spawn(const char *cmd, const struct machine_opts *mo, int argc,
                            char *const *argv, int *rc);
+/* Parses --cpus: 1..MACHINE_MAX_CPUS. Returns 0, or 2 (the exit status)
+ * after a message. */
+int tool_parse_cpus(const char *cmd, const char *arg, int *ncpus);
 /* The command's exit status for a guest wait status (128+signal when killed). */
 int tool_exit_status(int status);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Guest programs against the qemu-alpha oracle. Every tests/guest/NAME.c is
 # built for Alpha as $BUILD/guest/NAME.dyn and NAME.static (programs tagged
-# "//@ isa" also as NAME.ev56.dyn and NAME.ev67.dyn), and each binary runs in a
+# "//@ isa" also as NAME.ev56.dyn and NAME.ev67.dyn, and every one as
+# NAME.smp.dyn, which runs on a machine of 2 CPUs), and each binary runs in a
 # fresh temporary directory under qemu-alpha and under "$PROFILEME run --".
 # Stdout and the exit status must match (stderr too for "//@ stderr").
 # One line per binary: "PASS guest/NAME.VARIANT" or "FAIL guest/...: why",
@@ -54,7 +55,7 @@ build() {
   local c=$src/$name.c bin=$out/$id flags=()
   [ -x "$bin" ] && [ "$bin" -nt "$c" ] && return 0
   case $variant in
-    dyn) ;;
+    dyn|smp.dyn) ;;
     static) flags=(-static -Wl,--no-relax) ;;
     ev56.dyn) flags=(-mcpu=ev56) ;;
     ev67.dyn) flags=(-mcpu=ev67) ;;
@@ -111,7 +112,9 @@ one() {
     fi
   fi
   eval "local args=($(tag "$c" args))"
-  run_in_tmp "$bin.pm" timeout -k 5 "$timeout_s" "$PROFILEME" run -- "$bin" "${args[@]}"
+  local pm_opts=()
+  [[ $id == *.smp.dyn ]] && pm_opts=(--cpus 2)
+  run_in_tmp "$bin.pm" timeout -k 5 "$timeout_s" "$PROFILEME" run "${pm_opts[@]}" -- "$bin" "${args[@]}"
   local st
   st=$(cat "$bin.pm.status")
   if [ "$st" = 124 ] && [ "$exp_status" != 124 ]; then
@@ -152,7 +155,7 @@ mkdir -p "$out"
 ids=()
 for c in "$src"/*.c; do
   name=$(basename "$c" .c)
-  ids+=("$name.dyn" "$name.static")
+  ids+=("$name.dyn" "$name.static" "$name.smp.dyn")
   if tag "$c" isa >/dev/null; then
     ids+=("$name.ev56.dyn" "$name.ev67.dyn")
   fi
