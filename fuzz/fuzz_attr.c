@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct env { uint64_t cycle, rng; };
 
-static uint64_t now_fn(void *ctx) { return ((struct env *)ctx)->cycle; }
+static uint64_t now_fn(void *ctx, int cpu) { return ((struct env *)ctx)->cycle; }
 static uint64_t clock_fn(void *ctx) { return ((struct env *)ctx)->cycle * 3 / 2; }
 static bool insn_fn(void *ctx, uint64_t pc, uint32_t *word)
 {
@@ -92,10 +92,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct perf_ctx *c = perf_ctx_create(&sys, ram, clock_fn, &v);
   if (!c) abort();
   perf_pmu_register(c, perf_sw_pmu());
-  const struct alpha_pmu_env penv = { &hw, now_fn, insn_fn, rnd_fn, &v };
+  const struct alpha_pmu_env penv = { { &hw }, now_fn, insn_fn, rnd_fn, &v };
   struct alpha_pmu *drv = alpha_pmu_create(c, &penv);
   if (!drv) abort();
   struct perf_event *e = NULL;
+  const struct perf_task task = { .pid = 1000, .tid = 1000 };
+  perf_sched_in(c, 0, &task);   /* the task the event follows runs on CPU 0 */
   int err = perf_event_open(c, attr, 1000, -1, NULL, &e);
   if (err && !linux_errno(err)) abort();
   if (!err) {
@@ -114,8 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       f.level = i % 11 ? LVL_L1 : LVL_MEM;
       ev67_pmu_observe(&hw, &f);
       if (i % 4 == 3) v.cycle++;
-      if (ev67_pmu_irq_cycle(&hw) <= v.cycle) alpha_pmu_irq(drv, 1000, 1000, f.pc, i % 13 == 0);
-      if (i % 1000 == 999) perf_ctx_tick(c, 1000, 1000, f.pc, false);
+      if (ev67_pmu_irq_cycle(&hw) <= v.cycle) alpha_pmu_irq(drv, 0, 1000, 1000, f.pc, i % 13 == 0);
+      if (i % 1000 == 999) perf_ctx_tick(c, 0, 1000, 1000, f.pc, false);
       if (i % 100 == 99) drain(e);
     }
     uint64_t buf[8];

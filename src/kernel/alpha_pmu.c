@@ -19,17 +19,26 @@ static const uint32_t pmc_left[2] = { 16, 4 };   /* HRM 6.10.2.1 legal write ran
                      PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA))
 
 
-struct alpha_pmu {
-  struct pmu pmu;
-  struct alpha_pmu_env env;
+/* One CPU's counters as the driver has them (cpu_hw_events). */
+struct alpha_cpu {
   struct perf_event *on[2];      /* event on PCTR0, PCTR1 (a ProfileMe event holds both) */
   unsigned sl1;
   bool profileme;
+};
+
+struct alpha_pmu {
+  struct pmu pmu;
+  struct alpha_pmu_env env;
+  struct alpha_cpu cpu[PERF_MAX_CPUS];
   uint64_t kept, dropped, spurious;
 };
 
 static struct alpha_pmu *drv(struct perf_event *e) { return e->pmu->priv; }
-static uint64_t now(struct alpha_pmu *p) { return p->env.now(p->env.ctx); }
+/* The CPU an event counts on (instances carry it; 0 otherwise). */
+static int cpu_of(const struct perf_event *e) { return e->cpu > 0 ? e->cpu : 0; }
+static struct alpha_cpu *cs(struct perf_event *e) { return &drv(e)->cpu[cpu_of(e)]; }
+static struct ev67_pmu *hw(struct perf_event *e) { return drv(e)->env.hw[cpu_of(e)]; }
+static uint64_t now(struct perf_event *e) { struct alpha_pmu *p = drv(e); return p->env.now(p->env.ctx, cpu_of(e)); }
 
 static bool is_pm(const struct perf_event *e) { return e->hw.config & PM_CFG_PROFILEME; }
 static unsigned ev_of(const struct perf_event *e) { return (unsigned)(e->hw.config & PM_CFG_EVENT_MASK); }
@@ -65,24 +74,23 @@ static int alpha_event_init(struct perf_event *e)
   return 0;
 }
 
-static uint32_t read_ctr(struct alpha_pmu *p, int idx)
+static uint32_t read_ctr(struct perf_event *e, int idx)
 {
-  uint64_t v = ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_READ, 0, now(p));
+  uint64_t v = ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_READ, 0, now(e));
   return (uint32_t)(v >> (idx ? EV67_PCTR1_SHIFT : EV67_PCTR0_SHIFT)) & EV67_PCTR_MASK;
 }
 
-static void write_ctr(struct alpha_pmu *p, int idx, uint32_t val)
+static void write_ctr(struct perf_event *e, int idx, uint32_t val)
 {
   uint64_t arg = ((uint64_t)val << (idx ? EV67_PCTR1_SHIFT : EV67_PCTR0_SHIFT)) | (1u << idx);
-  ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_WRITE, arg, now(p));
+  ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_WRITE, arg, now(e));
 }
 
 /* Folds the counter into event->count (alpha_perf_event_update): ovf adds a
  * wrap the caller knows happened. Returns the delta. */
 static uint64_t fold(struct perf_event *e, int idx, uint32_t ovf)
 {
-  struct alpha_pmu *p = drv(e);
-  uint32_t raw = read_ctr(p, idx);
+  uint32_t raw = read_ctr(e, idx);
   int64_t delta = (int64_t)raw - (int64_t)(e->hw.prev_count & EV67_PCTR_MASK) + ovf;
   if (delta < 0) delta += CTR_RANGE;   /* an overflow not yet serviced */
   e->hw.prev_count = raw;
@@ -135,38 +143,38 @@ static void set_period(struct perf_event *e, int idx)
   e->hw.last_period = e->hw.sample_period;
   uint32_t v = (uint32_t)(CTR_RANGE - (uint64_t)left);
   e->hw.prev_count = v;
-  write_ctr(p, idx, v);
+  write_ctr(e, idx, v);
 }
 
-static void program(struct alpha_pmu *p)
+/* Selects the CPU's events for e's placement (e is on that CPU). */
+static void program(struct perf_event *e)
 {
-  uint64_t sel = (uint64_t)p->sl1 << EV67_PCTR_SL1_SHIFT | (p->profileme ? EV67_PCTR_SL0 : 0);
-  ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_LOGGING_OPTIONS, 0, now(p));
-  ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_DESIRED_EVENTS, sel, now(p));
-  ev67_pmu_mtpr(p->env.hw, EV67_IPR_IER_CM, EV67_PC0 | EV67_PC1, now(p));
+  struct alpha_cpu *c = cs(e);
+  uint64_t sel = (uint64_t)c->sl1 << EV67_PCTR_SL1_SHIFT | (c->profileme ? EV67_PCTR_SL0 : 0);
+  ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_LOGGING_OPTIONS, 0, now(e));
+  ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_DESIRED_EVENTS, sel, now(e));
+  ev67_pmu_mtpr(hw(e), EV67_IPR_IER_CM, EV67_PC0 | EV67_PC1, now(e));
 }
 
 static void alpha_start(struct perf_event *e, int flags)
 {
-  struct alpha_pmu *p = drv(e);
   (void)flags;
   if (!(e->hw.state & PERF_HES_STOPPED)) return;
   e->hw.state = 0;
   if (is_pm(e)) {
-    write_ctr(p, 1, 0);
-    write_ctr(p, 0, CTR_RANGE - pm_interval(e));
-    ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_ENABLE, 3, now(p));
+    write_ctr(e, 1, 0);
+    write_ctr(e, 0, CTR_RANGE - pm_interval(e));
+    ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_ENABLE, 3, now(e));
   } else {
     set_period(e, e->hw.idx);
-    ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_ENABLE, 1u << e->hw.idx, now(p));
+    ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_ENABLE, 1u << e->hw.idx, now(e));
   }
 }
 
 static void alpha_stop(struct perf_event *e, int flags)
 {
-  struct alpha_pmu *p = drv(e);
   if (!(e->hw.state & PERF_HES_STOPPED)) {
-    ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_DISABLE, is_pm(e) ? 3 : 1u << e->hw.idx, now(p));
+    ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_DISABLE, is_pm(e) ? 3 : 1u << e->hw.idx, now(e));
     e->hw.state |= PERF_HES_STOPPED;
   }
   /* Fold only a counter that was started: a count is not lost (nor invented)
@@ -179,7 +187,7 @@ static void alpha_stop(struct perf_event *e, int flags)
 
 static int alpha_add(struct perf_event *e, int flags)
 {
-  struct alpha_pmu *p = drv(e);
+  struct alpha_cpu *p = cs(e);
   if (is_pm(e)) {
     if (p->on[0] || p->on[1]) return -EAGAIN;   /* ProfileMe is scheduled alone */
     p->on[0] = p->on[1] = e;
@@ -196,7 +204,7 @@ static int alpha_add(struct perf_event *e, int flags)
     p->sl1 = sl1;
     e->hw.idx = idx;
   }
-  program(p);
+  program(e);
   e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
   if (flags & PERF_EF_START) { e->hw.state = PERF_HES_STOPPED; alpha_start(e, PERF_EF_RELOAD); }
   return 0;
@@ -204,7 +212,7 @@ static int alpha_add(struct perf_event *e, int flags)
 
 static void alpha_del(struct perf_event *e, int flags)
 {
-  struct alpha_pmu *p = drv(e);
+  struct alpha_cpu *p = cs(e);
   alpha_stop(e, flags | PERF_EF_UPDATE);
   if (is_pm(e)) {
     p->on[0] = p->on[1] = NULL;
@@ -268,10 +276,10 @@ static uint64_t data_src_of(const struct axp_insn *d, uint64_t st)
 static void pm_sample(struct alpha_pmu *p, struct perf_event *e, uint32_t pid, uint32_t tid,
                       uint64_t pc, bool kernel)
 {
-  uint64_t t = now(p);
-  uint64_t pmpc = ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_PMPC, 0, t);
-  uint64_t i_stat = ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_I_STAT, 0, t);
-  uint64_t ctl = ev67_pmu_wrperfmon(p->env.hw, EV67_PERFMON_READ, 0, t);
+  uint64_t t = now(e);
+  uint64_t pmpc = ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_PMPC, 0, t);
+  uint64_t i_stat = ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_I_STAT, 0, t);
+  uint64_t ctl = ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_READ, 0, t);
   bool redirect = (i_stat & EV67_I_STAT_TRP) && ((pmpc & 0x7FFF) == EV67_PMPC_ITB_MISS ||
                   (pmpc & 0x7FFF) == EV67_PMPC_IACV || (pmpc & 0x7FFF) == EV67_PMPC_INTERRUPT);
   uint64_t ip = redirect ? pc : pmpc & ~3ull;
@@ -309,31 +317,33 @@ static void pm_sample(struct alpha_pmu *p, struct perf_event *e, uint32_t pid, u
     if (perf_event_account(e)) { alpha_stop(e, 0); return; }
   }
   /* Re-arm: writing PCTR_CTL restarts selection (HRM 6.10.3.2 step 6). */
-  write_ctr(p, 1, 0);
-  write_ctr(p, 0, CTR_RANGE - pm_interval(e));
+  write_ctr(e, 1, 0);
+  write_ctr(e, 0, CTR_RANGE - pm_interval(e));
 }
 
-void alpha_pmu_irq(struct alpha_pmu *p, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
+void alpha_pmu_irq(struct alpha_pmu *p, int cpu, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
 {
-  uint64_t t = now(p);
-  uint64_t isum = ev67_pmu_mfpr(p->env.hw, EV67_IPR_ISUM, t);
-  ev67_pmu_mtpr(p->env.hw, EV67_IPR_HW_INT_CLR, isum & (EV67_PC0 | EV67_PC1), t);
-  if (p->profileme && p->on[0]) {
-    if (isum & EV67_PC0) pm_sample(p, p->on[0], pid, tid, pc, kernel);
+  struct alpha_cpu *c = &p->cpu[cpu];
+  struct ev67_pmu *h = p->env.hw[cpu];
+  uint64_t t = p->env.now(p->env.ctx, cpu);
+  uint64_t isum = ev67_pmu_mfpr(h, EV67_IPR_ISUM, t);
+  ev67_pmu_mtpr(h, EV67_IPR_HW_INT_CLR, isum & (EV67_PC0 | EV67_PC1), t);
+  if (c->profileme && c->on[0]) {
+    if (isum & EV67_PC0) pm_sample(p, c->on[0], pid, tid, pc, kernel);
     return;
   }
   for (int idx = 0; idx < 2; idx++) {
-    struct perf_event *e = p->on[idx];
+    struct perf_event *e = c->on[idx];
     if (!e || !(isum & (idx ? EV67_PC1 : EV67_PC0)) || (e->hw.state & PERF_HES_STOPPED)) continue;
     /* A real overflow leaves the counter just past zero; a counter still
      * high (it was written at most half the range below overflow) means an
      * interrupt it does not account for: ignore it. */
-    uint32_t raw = read_ctr(p, idx);
+    uint32_t raw = read_ctr(e, idx);
     if (raw >= MAX_LEFT) { p->spurious++; continue; }
     fold(e, idx, 0);
     if (!e->hw.sample_period) { set_period(e, idx); continue; }
     struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = e->hw.last_period,
-                             .data_src = PERF_MEM_NA, .kernel = kernel };
+                             .data_src = PERF_MEM_NA, .kernel = kernel, .cpu = (uint32_t)cpu };
     p->kept++;
     set_period(e, idx);
     if (perf_event_overflow(e, &s)) alpha_stop(e, 0);

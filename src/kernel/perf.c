@@ -9,17 +9,25 @@
 
 #define RECORD_MAX 65528   /* header.size is a u16 and a multiple of 8 */
 
+#define MAX_PMUS 8
+
 struct perf_ctx {
   struct perf_sysctl sys;
   struct physmem *phys;
   perf_clock_fn clock;
   void *clock_ctx;
-  const struct pmu *pmus[8];
+  const struct pmu *pmus[MAX_PMUS];
   int npmus;
-  struct perf_event *events;
+  struct perf_event *events;     /* the parents, in the order they were opened */
   uint64_t next_id;
-  uint64_t next_tick, next_rotate;
+  uint64_t next_tick[PERF_MAX_CPUS], next_rotate[PERF_MAX_CPUS];
+  unsigned rot[PERF_MAX_CPUS][MAX_PMUS];   /* multiplexing: where scheduling starts */
+  struct perf_task run[PERF_MAX_CPUS];     /* the task on each CPU */
+  bool running[PERF_MAX_CPUS];
 };
+
+/* The event the tool opened (an instance's parent, or e itself). */
+static struct perf_event *top(struct perf_event *e) { return e->parent ? e->parent : e; }
 
 struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, struct physmem *phys,
                                  perf_clock_fn clock, void *clock_ctx)
@@ -32,6 +40,7 @@ struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, struct physmem *
   if (!c->sys.max_sample_rate) c->sys.max_sample_rate = 100000;
   if (!c->sys.mux_interval_ms) c->sys.mux_interval_ms = 4;
   if (!c->sys.hz) c->sys.hz = 1024;   /* Alpha's HZ */
+  if (c->sys.ncpus < 1 || c->sys.ncpus > PERF_MAX_CPUS) c->sys.ncpus = 1;
   c->clock = clock;
   c->clock_ctx = clock_ctx;
   c->next_id = 1;
@@ -47,19 +56,63 @@ void perf_ctx_destroy(struct perf_ctx *c)
 
 void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu)
 {
-  if (c->npmus < 8) c->pmus[c->npmus++] = pmu;
+  if (c->npmus < MAX_PMUS) c->pmus[c->npmus++] = pmu;
+}
+
+static int pmu_index(const struct perf_ctx *c, const struct pmu *pmu)
+{
+  for (int i = 0; i < c->npmus; i++) if (c->pmus[i] == pmu) return i;
+  return 0;
 }
 
 uint64_t perf_ctx_time(struct perf_ctx *c) { return c->clock(c->clock_ctx); }
 
-/* Brings time_enabled/time_running up to now (perf's update_event_times);
- * call before an event changes between enabled, active and off. */
+/* Brings an instance's time_enabled (enabled while its task runs) and
+ * time_running (on the PMU) up to now (perf's update_event_times); call
+ * before it changes between enabled, scheduled, active and off. */
 static void update_times(struct perf_event *e)
 {
   uint64_t now = perf_ctx_time(e->ctx), dt = now - e->tstamp;
-  if (e->enabled) e->time_enabled += dt;
+  if (e->enabled && e->sched) e->time_enabled += dt;
   if (e->active) e->time_running += dt;
   e->tstamp = now;
+}
+
+/* Whether a parent event follows task t. */
+static bool follows(const struct perf_event *e, const struct perf_task *t)
+{
+  if (e->target < 0) return true;
+  if (t->tid == (uint32_t)e->target) return true;
+  if (!e->attr.inherit) return false;
+  if (t->pid == (uint32_t)e->target) return true;
+  for (int i = 0; i < t->nancestors; i++) if (t->ancestors[i] == (uint32_t)e->target) return true;
+  return false;
+}
+
+/* Puts the waiting instances of one PMU on cpu on the hardware, in list
+ * order from where the last rotation left off (ctx_sched_in). */
+static void sched_pmu_in(struct perf_ctx *c, int cpu, int pi)
+{
+  struct perf_event *list[64];
+  int n = 0;
+  for (struct perf_event *p = c->events; p && n < 64; p = p->next) {
+    struct perf_event *e = p->child[cpu];
+    if (e && e->pmu == c->pmus[pi] && e->enabled && e->sched) list[n++] = e;
+  }
+  for (int k = 0; k < n; k++) {
+    struct perf_event *e = list[(k + c->rot[cpu][pi]) % n];
+    if (e->active || e->pmu->add(e, PERF_EF_START)) continue;
+    update_times(e);
+    e->active = true;
+  }
+}
+
+/* Takes an instance off its PMU (event_sched_out). */
+static void inst_out(struct perf_event *e)
+{
+  update_times(e);
+  if (e->active) e->pmu->del(e, PERF_EF_UPDATE);
+  e->active = false;
 }
 
 /* ---- attribute checks (perf_copy_attr, perf_event_open) ---- */
@@ -89,6 +142,34 @@ static int copy_attr(const struct perf_event_attr *u, struct perf_event_attr *a)
   return 0;
 }
 
+static void free_instances(struct perf_event *e)
+{
+  for (int i = 0; i < PERF_MAX_CPUS; i++) {
+    free(e->child[i]);
+    e->child[i] = NULL;
+  }
+}
+
+/* The parent's instances: one on cpu, or one on every CPU for cpu -1. Each
+ * is claimed by the parent's PMU as the parent was. Returns 0 or -errno. */
+static int make_instances(struct perf_ctx *c, struct perf_event *e, int cpu)
+{
+  for (int i = 0; i < c->sys.ncpus; i++) {
+    if (cpu >= 0 && i != cpu) continue;
+    struct perf_event *inst = malloc(sizeof *inst);
+    if (!inst) return -ENOMEM;
+    *inst = *e;
+    memset(inst->child, 0, sizeof inst->child);
+    inst->cpu = i;
+    inst->parent = e;
+    inst->next = NULL;
+    e->child[i] = inst;
+    int err = inst->pmu->event_init(inst);
+    if (err) return err;
+  }
+  return 0;
+}
+
 int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int pid, int cpu,
                     struct perf_event *group, struct perf_event **out)
 {
@@ -102,7 +183,7 @@ int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int
   } else if (attr.sample_period & (1ull << 63)) {
     return -EINVAL;
   }
-  if (cpu < -1 || cpu > 0) return -EINVAL;
+  if (cpu < -1 || cpu >= c->sys.ncpus) return -EINVAL;
   if (pid == -1 && cpu == -1) return -EINVAL;
   /* perf_event_paranoid (kernel/events/core.c, perf_allow_*). */
   if (!c->sys.privileged) {
@@ -134,12 +215,23 @@ int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int
     free(e);
     return err;
   }
+  e->cpu = -1;
+  e->target = pid;
   e->tstamp = perf_ctx_time(c);
+  if ((err = make_instances(c, e, cpu))) {
+    free_instances(e);
+    free(e);
+    return err;
+  }
   /* Events are scheduled in the order they were opened. */
   struct perf_event **pp = &c->events;
   while (*pp) pp = &(*pp)->next;
   *pp = e;
-  if (e->enabled && e->pmu->add(e, PERF_EF_START) == 0) e->active = true;
+  for (int i = 0; i < c->sys.ncpus; i++) {
+    struct perf_event *inst = e->child[i];
+    if (inst) inst->sched = pid < 0 || (c->running[i] && follows(e, &c->run[i]));
+    if (inst && inst->sched && inst->enabled) sched_pmu_in(c, i, pmu_index(c, e->pmu));
+  }
   *out = e;
   return 0;
 }
@@ -235,7 +327,7 @@ static size_t id_trailer(const struct perf_event *e, uint8_t *p, uint32_t pid, u
   if (st & PERF_SAMPLE_TIME) { memcpy(p + n, &time, 8); n += 8; }
   if (st & PERF_SAMPLE_ID) { memcpy(p + n, &e->id, 8); n += 8; }
   if (st & PERF_SAMPLE_STREAM_ID) { memcpy(p + n, &e->id, 8); n += 8; }
-  if (st & PERF_SAMPLE_CPU) { memset(p + n, 0, 8); n += 8; }
+  if (st & PERF_SAMPLE_CPU) { uint32_t cr[2] = { e->cpu < 0 ? 0 : (uint32_t)e->cpu, 0 }; memcpy(p + n, cr, 8); n += 8; }
   if (st & PERF_SAMPLE_IDENTIFIER) { memcpy(p + n, &e->id, 8); n += 8; }
   return n;
 }
@@ -243,6 +335,7 @@ static size_t id_trailer(const struct perf_event *e, uint8_t *p, uint32_t pid, u
 /* Writes one record for e (a LOST record first when records were dropped). */
 static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_t pid, uint32_t tid)
 {
+  e = top(e);
   struct perf_rb *rb = e->rb;
   if (!rb) return;
   if (rb->lost) {
@@ -303,7 +396,7 @@ static void output_sample(struct perf_event *e, const struct perf_sample *s)
   if (st & PERF_SAMPLE_ADDR) n = put64(rec, n, s->addr);
   if (st & PERF_SAMPLE_ID) n = put64(rec, n, e->id);
   if (st & PERF_SAMPLE_STREAM_ID) n = put64(rec, n, e->id);
-  if (st & PERF_SAMPLE_CPU) n = put64(rec, n, s->cpu);
+  if (st & PERF_SAMPLE_CPU) n = put64(rec, n, e->cpu >= 0 ? (uint32_t)e->cpu : s->cpu);
   if (st & PERF_SAMPLE_PERIOD) n = put64(rec, n, s->period);
   if (st & PERF_SAMPLE_READ) {
     uint64_t v[READ_VALUES_MAX];
@@ -333,7 +426,7 @@ static void output_sample(struct perf_event *e, const struct perf_sample *s)
   h->misc = (uint16_t)((s->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
                        (s->exact_ip ? PERF_RECORD_MISC_EXACT_IP : 0));
   h->size = (uint16_t)n;
-  e->samples++;
+  top(e)->samples++;
   output(e, rec, n, s->pid, s->tid);
 }
 
@@ -379,8 +472,9 @@ int perf_event_overflow(struct perf_event *e, struct perf_sample *s)
   }
   /* PERF_EVENT_IOC_REFRESH: the event disables itself after its overflows
    * (__perf_event_overflow's event_limit). */
-  if (e->event_limit && --e->event_limit == 0) {
-    perf_event_disable(e);
+  struct perf_event *t = top(e);
+  if (t->event_limit && --t->event_limit == 0) {
+    perf_event_disable(t);
     return 1;
   }
   return 0;
@@ -471,31 +565,60 @@ void perf_record_exit(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t 
   task_record(c, PERF_RECORD_EXIT, pid, ppid, tid, ptid);
 }
 
-/* ---- enable, disable, read, close ---- */
+/* ---- enable, disable, read, close (of the events the tool opened) ---- */
 
 void perf_event_enable(struct perf_event *e)
 {
+  e = top(e);
   if (e->enabled) return;
-  update_times(e);
   e->enabled = true;
-  if (e->pmu->add(e, PERF_EF_START) == 0) e->active = true;
+  for (int i = 0; i < PERF_MAX_CPUS; i++) {
+    struct perf_event *inst = e->child[i];
+    if (!inst) continue;
+    update_times(inst);
+    inst->enabled = true;
+    if (inst->sched) sched_pmu_in(e->ctx, i, pmu_index(e->ctx, e->pmu));
+  }
 }
 
 void perf_event_disable(struct perf_event *e)
 {
+  e = top(e);
   if (!e->enabled) return;
-  update_times(e);
-  if (e->active) e->pmu->del(e, PERF_EF_UPDATE);
-  e->active = false;
   e->enabled = false;
+  for (int i = 0; i < PERF_MAX_CPUS; i++) {
+    struct perf_event *inst = e->child[i];
+    if (!inst) continue;
+    inst_out(inst);
+    inst->enabled = false;
+  }
+}
+
+/* The parent's count and times: its instances summed (perf_event_read_value
+ * sums child events), plus what was counted on the parent itself. */
+static void totals(struct perf_event *e, uint64_t *count, uint64_t *enabled, uint64_t *running)
+{
+  *count = e->count;
+  *enabled = e->time_enabled;
+  *running = e->time_running;
+  for (int i = 0; i < PERF_MAX_CPUS; i++) {
+    struct perf_event *inst = e->child[i];
+    if (!inst) continue;
+    if (inst->active) inst->pmu->read(inst);
+    update_times(inst);
+    *count += inst->count;
+    *enabled += inst->time_enabled;
+    *running += inst->time_running;
+  }
 }
 
 long perf_event_read(struct perf_event *e, void *buf, size_t len)
 {
+  e = top(e);
+  struct perf_event sum = *e;
+  totals(e, &sum.count, &sum.time_enabled, &sum.time_running);
   uint64_t v[READ_VALUES_MAX];
-  if (e->active) e->pmu->read(e);
-  update_times(e);
-  size_t n = read_values(e, v);
+  size_t n = read_values(&sum, v);
   if (len < n * 8) return -ENOSPC;
   memcpy(buf, v, n * 8);
   return (long)(n * 8);
@@ -503,27 +626,32 @@ long perf_event_read(struct perf_event *e, void *buf, size_t len)
 
 void perf_event_reset(struct perf_event *e)
 {
-  if (e->active) e->pmu->read(e);
+  e = top(e);
   e->count = 0;
+  for (int i = 0; i < PERF_MAX_CPUS; i++) {
+    struct perf_event *inst = e->child[i];
+    if (!inst) continue;
+    if (inst->active) inst->pmu->read(inst);
+    inst->count = 0;
+  }
 }
 
 int perf_event_refresh(struct perf_event *e, uint64_t n)
 {
+  e = top(e);
   if (e->attr.inherit || !(e->attr.sample_period || e->attr.freq)) return -EINVAL;
   e->event_limit += n;
   perf_event_enable(e);
   return 0;
 }
 
-int perf_event_period(struct perf_event *e, uint64_t value)
+/* A new period (or frequency) in one event or instance. */
+static void set_period(struct perf_event *e, uint64_t value)
 {
-  if (!(e->attr.sample_period || e->attr.freq) || !value) return -EINVAL;
   if (e->attr.freq) {
-    if (value > e->ctx->sys.max_sample_rate) return -EINVAL;
     e->attr.sample_freq = value;
-    return 0;
+    return;
   }
-  if (value & (1ull << 63)) return -EINVAL;
   e->attr.sample_period = value;
   e->hw.sample_period = value;
   e->hw.period_left = (int64_t)value;
@@ -533,17 +661,59 @@ int perf_event_period(struct perf_event *e, uint64_t value)
     e->hw.period_left = (int64_t)value;
     e->pmu->start(e, PERF_EF_RELOAD);
   }
+}
+
+int perf_event_period(struct perf_event *e, uint64_t value)
+{
+  e = top(e);
+  if (!(e->attr.sample_period || e->attr.freq) || !value) return -EINVAL;
+  if (e->attr.freq ? value > e->ctx->sys.max_sample_rate : (value & (1ull << 63)) != 0) return -EINVAL;
+  set_period(e, value);
+  for (int i = 0; i < PERF_MAX_CPUS; i++) if (e->child[i]) set_period(e->child[i], value);
   return 0;
 }
 
 void perf_event_close(struct perf_event *e)
 {
+  e = top(e);
   struct perf_ctx *c = e->ctx;
-  if (e->active) e->pmu->del(e, PERF_EF_UPDATE);
+  for (int i = 0; i < PERF_MAX_CPUS; i++) if (e->child[i]) inst_out(e->child[i]);
   for (struct perf_event **pp = &c->events; *pp; pp = &(*pp)->next)
     if (*pp == e) { *pp = e->next; break; }
   if (e->rb && --e->rb->refs == 0) rb_free(c->phys, e->rb);
+  free_instances(e);
   free(e);
+}
+
+/* ---- scheduling with the tasks ---- */
+
+void perf_sched_in(struct perf_ctx *c, int cpu, const struct perf_task *t)
+{
+  if (cpu < 0 || cpu >= c->sys.ncpus) return;
+  c->run[cpu] = *t;
+  c->running[cpu] = true;
+  bool any = false;
+  for (struct perf_event *p = c->events; p; p = p->next) {
+    struct perf_event *e = p->child[cpu];
+    if (!e || p->target < 0 || e->sched || !follows(p, t)) continue;
+    update_times(e);
+    e->sched = true;
+    any = true;
+  }
+  if (any)
+    for (int i = 0; i < c->npmus; i++) sched_pmu_in(c, cpu, i);
+}
+
+void perf_sched_out(struct perf_ctx *c, int cpu)
+{
+  if (cpu < 0 || cpu >= c->sys.ncpus) return;
+  c->running[cpu] = false;
+  for (struct perf_event *p = c->events; p; p = p->next) {
+    struct perf_event *e = p->child[cpu];
+    if (!e || p->target < 0 || !e->sched) continue;
+    inst_out(e);
+    e->sched = false;
+  }
 }
 
 /* ---- the tick ---- */
@@ -563,45 +733,32 @@ static void adjust_period(struct perf_event *e, uint64_t tick_ns)
   if (!e->hw.sample_period) e->hw.sample_period = 1;
 }
 
-/* Rotates the events of one PMU when one of them waits: all come off, the
- * first moves to the end of the list, and they go back on in list order
- * (rotate_ctx, ctx_sched_in). */
-static void rotate(struct perf_ctx *c, const struct pmu *pmu)
+/* Rotates one PMU's instances on cpu when one of them waits: all come off
+ * and go back on from the next in list order (rotate_ctx, ctx_sched_in). */
+static void rotate(struct perf_ctx *c, int cpu, int pi)
 {
   bool waiting = false;
-  for (struct perf_event *e = c->events; e; e = e->next)
-    if (e->pmu == pmu && e->enabled && !e->active) waiting = true;
+  for (struct perf_event *p = c->events; p; p = p->next) {
+    struct perf_event *e = p->child[cpu];
+    if (e && e->pmu == c->pmus[pi] && e->enabled && e->sched && !e->active) waiting = true;
+  }
   if (!waiting) return;
-  for (struct perf_event *e = c->events; e; e = e->next)
-    if (e->pmu == pmu && e->active) {
-      update_times(e);
-      e->pmu->del(e, PERF_EF_UPDATE);
-      e->active = false;
-    }
-  struct perf_event **pp = &c->events, *first = NULL;
-  while (*pp) {
-    if ((*pp)->pmu == pmu) { first = *pp; *pp = first->next; break; }
-    pp = &(*pp)->next;
+  for (struct perf_event *p = c->events; p; p = p->next) {
+    struct perf_event *e = p->child[cpu];
+    if (e && e->pmu == c->pmus[pi] && e->active) inst_out(e);
   }
-  if (first) {
-    first->next = NULL;
-    pp = &c->events;
-    while (*pp) pp = &(*pp)->next;
-    *pp = first;
-  }
-  for (struct perf_event *e = c->events; e; e = e->next)
-    if (e->pmu == pmu && e->enabled && e->pmu->add(e, PERF_EF_START) == 0) {
-      update_times(e);
-      e->active = true;
-    }
+  c->rot[cpu][pi]++;
+  sched_pmu_in(c, cpu, pi);
 }
 
-void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
+void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
 {
+  if (cpu < 0 || cpu >= c->sys.ncpus) return;
   uint64_t now = perf_ctx_time(c), tick_ns = 1000000000ull / c->sys.hz;
   /* Software timer events sample the current task. */
-  for (struct perf_event *e = c->events; e; e = e->next) {
-    if (!e->enabled || e->attr.type != PERF_TYPE_SOFTWARE) continue;
+  for (struct perf_event *p = c->events; p; p = p->next) {
+    struct perf_event *e = p->child[cpu];
+    if (!e || !e->enabled || !e->sched || e->attr.type != PERF_TYPE_SOFTWARE) continue;
     if (e->attr.config != PERF_COUNT_SW_CPU_CLOCK && e->attr.config != PERF_COUNT_SW_TASK_CLOCK) continue;
     uint64_t period = e->attr.freq ? (e->attr.sample_freq ? 1000000000ull / e->attr.sample_freq : tick_ns)
                                    : e->hw.sample_period;
@@ -616,13 +773,16 @@ void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, 
     while (now >= e->next_deadline) {
       e->count += period;
       e->next_deadline += period;
-      struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = period, .kernel = kernel };
+      struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = period, .kernel = kernel,
+                               .cpu = (uint32_t)cpu };
       if (!excluded(e, kernel)) output_sample(e, &s);
     }
   }
-  if (now < c->next_tick) return;
-  c->next_tick = now + tick_ns;
-  for (struct perf_event *e = c->events; e; e = e->next) {
+  if (now < c->next_tick[cpu]) return;
+  c->next_tick[cpu] = now + tick_ns;
+  for (struct perf_event *p = c->events; p; p = p->next) {
+    struct perf_event *e = p->child[cpu];
+    if (!e) continue;
     if (e->hw.throttled) {
       e->hw.throttled = false;
       throttle_record(e, false);
@@ -631,23 +791,28 @@ void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, 
     e->hw.interrupts = 0;
     adjust_period(e, tick_ns);
   }
-  /* Multiplexing: each PMU with an enabled event it could not schedule
-   * rotates its events (Linux rotates per PMU context). */
-  if (now < c->next_rotate) return;
-  c->next_rotate = now + (uint64_t)c->sys.mux_interval_ms * 1000000ull;
-  for (int i = 0; i < c->npmus; i++) rotate(c, c->pmus[i]);
+  /* Multiplexing: each PMU with an instance it could not schedule rotates
+   * on its own (Linux rotates per PMU context). */
+  if (now < c->next_rotate[cpu]) return;
+  c->next_rotate[cpu] = now + (uint64_t)c->sys.mux_interval_ms * 1000000ull;
+  for (int i = 0; i < c->npmus; i++) rotate(c, cpu, i);
 }
 
-void perf_sw_event(struct perf_ctx *c, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
+void perf_sw_event(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc,
+                   bool kernel)
 {
-  for (struct perf_event *e = c->events; e; e = e->next) {
-    if (!e->enabled || e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != config) continue;
+  if (cpu < 0 || cpu >= c->sys.ncpus) return;
+  for (struct perf_event *p = c->events; p; p = p->next) {
+    struct perf_event *e = p->child[cpu];
+    if (!e || !e->enabled || !e->sched || e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != config)
+      continue;
     e->count++;
     if (!e->hw.sample_period) continue;   /* counting only */
     if (e->attr.freq) e->hw.freq_count++;  /* the tick moves the period towards sample_freq */
     if (--e->hw.period_left > 0) continue;
     e->hw.period_left = (int64_t)e->hw.sample_period;
-    struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = e->hw.sample_period, .kernel = kernel };
+    struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = e->hw.sample_period, .kernel = kernel,
+                             .cpu = (uint32_t)cpu };
     if (!excluded(e, kernel)) output_sample(e, &s);
   }
 }

@@ -6,7 +6,15 @@
  * full), the records (SAMPLE, MMAP2, COMM, FORK, EXIT, LOST, THROTTLE,
  * UNTHROTTLE) with sample_id_all trailers, throttling, frequency mode,
  * multiplexing on a tick, and software events. Everything crossing to "user
- * space" (the tools) is byte for byte what Linux produces. */
+ * space" (the tools) is byte for byte what Linux produces.
+ *
+ * Several CPUs: the event a tool opens is a parent with one instance per CPU
+ * it may count on (Linux's inherited child events, kept per CPU instead of
+ * per task). A CPU-wide event's instance is always scheduled in; a task
+ * event's instance is scheduled in while a task it follows runs on that CPU
+ * (perf_sched_in/out). Drivers see instances (e->cpu says which CPU's
+ * hardware); samples carry the parent's id and go to the parent's ring; read
+ * sums the instances, as Linux sums child events. */
 #ifndef KERNEL_PERF_H
 #define KERNEL_PERF_H
 #include "guest/phys.h"
@@ -14,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#define PERF_MAX_CPUS 8
 
 struct perf_ctx;
 struct perf_event;
@@ -72,6 +82,11 @@ struct perf_rb;
 struct perf_event {
   struct perf_event_attr attr;
   struct perf_ctx *ctx;
+  int cpu;                       /* an instance's CPU; -1 for a parent */
+  int target;                    /* the tid the event follows; -1: every task (CPU-wide) */
+  struct perf_event *parent;     /* an instance's event (NULL for a parent) */
+  struct perf_event *child[PERF_MAX_CPUS];   /* a parent's instances, by CPU */
+  bool sched;                    /* an instance whose task runs on its CPU */
   const struct pmu *pmu;
   struct hw_perf_event hw;
   uint64_t id;
@@ -109,6 +124,16 @@ struct perf_sysctl {
   uint32_t max_sample_rate;      /* kernel.perf_event_max_sample_rate: 100000 */
   uint32_t mux_interval_ms;      /* perf_event_mux_interval_ms: 4 */
   uint32_t hz;                   /* scheduler tick: 1024 (Alpha's HZ) */
+  int ncpus;                     /* CPUs, 1..PERF_MAX_CPUS (0 means 1) */
+};
+
+/* A task as the scheduler hands it to perf: its ids and its ancestors'
+ * process ids (for inherited events), nearest first. */
+#define PERF_TASK_ANCESTORS 16
+struct perf_task {
+  uint32_t pid, tid;
+  uint32_t ancestors[PERF_TASK_ANCESTORS];
+  int nancestors;
 };
 
 /* The clock the context's TIME fields and ticks use (ns). */
@@ -122,8 +147,9 @@ void perf_ctx_destroy(struct perf_ctx *c);
 void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu);
 
 /* perf_event_open(2): attr is copied (size-versioned as Linux does). pid is the
- * task to follow (with inheritance) or -1 for all; cpu -1 or 0. Returns 0 with
- * *out set, or -errno exactly as the syscall would fail. */
+ * task to follow (its threads and children too with attr.inherit) or -1 for
+ * all; cpu -1 or a CPU. Returns 0 with *out set, or -errno exactly as the
+ * syscall would fail. */
 int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *attr, int pid, int cpu,
                     struct perf_event *group, struct perf_event **out);
 /* mmap(2) of 1 + 2^n pages of page_size bytes (PHYS_PAGE, as the kernel's
@@ -147,6 +173,12 @@ void perf_event_close(struct perf_event *e);
 struct perf_event_mmap_page *perf_event_user_page(struct perf_event *e);
 const uint8_t *perf_event_data(struct perf_event *e, uint64_t *size);
 
+/* ---- called by the scheduler ---- */
+/* Task t starts running on cpu: the events that follow it go on the PMUs. */
+void perf_sched_in(struct perf_ctx *c, int cpu, const struct perf_task *t);
+/* The task on cpu stops running there. */
+void perf_sched_out(struct perf_ctx *c, int cpu);
+
 /* ---- called by drivers ---- */
 /* An overflow with a sample: writes it if the event samples, counts
  * interrupts for throttling. Returns 1 when the event is throttled (the
@@ -167,10 +199,11 @@ void perf_record_exit(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t 
 /* The software PMU (cpu-clock, task-clock, page-faults, context-switches,
  * cpu-migrations). */
 const struct pmu *perf_sw_pmu(void);
-/* The scheduler tick: unthrottling, frequency adjustment, multiplexing,
+/* cpu's scheduler tick: unthrottling, frequency adjustment, multiplexing,
  * software timer events (the current task and PC sample them). */
-void perf_ctx_tick(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel);
-/* A software event happened (page fault, context switch) at pc. */
-void perf_sw_event(struct perf_ctx *c, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel);
+void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel);
+/* A software event happened on cpu (page fault, context switch) at pc. */
+void perf_sw_event(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc,
+                   bool kernel);
 
 #endif

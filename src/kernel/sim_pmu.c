@@ -51,7 +51,7 @@ static uint64_t value(const struct perf_event *e)
   const struct sim_pmu *p = e->pmu->priv;
   struct ev67_stats s;
   uint64_t cycles;
-  p->env.totals(p->env.ctx, &s, &cycles);
+  p->env.totals(p->env.ctx, e->cpu > 0 ? e->cpu : 0, &s, &cycles);
   size_t off = rows[e->hw.config].off;
   return off == SIM_CYCLES ? cycles : *(const uint64_t *)((const char *)&s + off);
 }

@@ -1,8 +1,8 @@
 /* The sim/ PMU: exact ground truth from the EV67 timing model as a perf PMU,
  * so that `stat -e sim/branch-misses/` is opened, read and scaled like any
  * other event. A counting-only PMU (sampling is refused as Linux's uncore
- * PMUs refuse it) that counts what every core does while the event is
- * enabled, kernel work included. config selects the event in
+ * PMUs refuse it) that counts what its CPU's core does while the event is
+ * scheduled in (while the tasks it follows run there), kernel work included. config selects the event in
  * sim_pmu_events(). */
 #ifndef KERNEL_SIM_PMU_H
 #define KERNEL_SIM_PMU_H
@@ -21,9 +21,9 @@ struct sim_event {
 /* The events, indexed by attr.config, and their number. */
 const struct sim_event *sim_pmu_events(size_t *n);
 
-/* What the PMU reads: the cores' ground truth summed, and their cycles. */
+/* What the PMU reads: a CPU's ground truth and cycles so far. */
 struct sim_pmu_env {
-  void (*totals)(void *ctx, struct ev67_stats *s, uint64_t *cycles);
+  void (*totals)(void *ctx, int cpu, struct ev67_stats *s, uint64_t *cycles);
   void *ctx;
 };
 

@@ -62,12 +62,6 @@ static struct mcpu *cur(struct machine *m) { return &m->cpu[m->os->cur_cpu > 0 ?
 
 /* ---- time ---- */
 
-/* The cycle count of the CPU running now (what a PMU driver reads). */
-static uint64_t cycles_now(struct machine *m)
-{
-  return m->opt.timed ? ev67_now(cur(m)->core) : 0;
-}
-
 /* A timed CPU's busy time: its core's clock. */
 static uint64_t cycle_ns(void *ctx, int cpu)
 {
@@ -104,10 +98,10 @@ static void fate_cb(void *ctx, const struct uop_fate *f)
             (unsigned long long)f->end, f->flags, f->trap, f->level);
 }
 
-static void sw_event(struct machine *m, uint64_t config, struct task *t, uint64_t pc)
+static void sw_event(struct machine *m, int cpu, uint64_t config, struct task *t, uint64_t pc)
 {
   if (!t) return;
-  perf_sw_event(m->perf, config, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
+  perf_sw_event(m->perf, cpu, config, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
 }
 
 /* Runs a kernel activity (kimage.h) through the core now. */
@@ -121,7 +115,7 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
    * the pipeline drains and fetch restarts at the handler, so nothing is
    * fetched ahead across the boundary. */
   ev67_stall(c->core, 0);
-  if (activity == KACT_PAGE_FAULT) sw_event(m, PERF_COUNT_SW_PAGE_FAULTS, m->os->current, c->last_pc);
+  if (activity == KACT_PAGE_FAULT) sw_event(m, c->id, PERF_COUNT_SW_PAGE_FAULTS, m->os->current, c->last_pc);
   for (size_t i = 0; i < n; i++) {
     uint64_t span = legs[i].sym->size / 4;
     for (unsigned k = 0; k < legs[i].insns; k++) {
@@ -174,7 +168,7 @@ static void timer_tick(struct mcpu *c, struct task *t)
   kernel_work(c, KACT_TIMER, 0, 0);
   uint64_t now = ev67_now(c->core);
   while (c->next_tick <= now) c->next_tick += m->tick_cycles;
-  perf_ctx_tick(m->perf, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
+  perf_ctx_tick(m->perf, c->id, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
   if (++c->slice_ticks >= SLICE_TICKS) {
     os_resched(m->os);
     c->slice_ticks = 0;
@@ -189,7 +183,7 @@ static void irq_hook(void *ctx, struct task *t)
   if (c->pmu_irq) {
     kernel_work(c, KACT_INTERRUPT, 0, 0);
     uint64_t pc = t->ctx.pc;
-    alpha_pmu_irq(m->drv, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
+    alpha_pmu_irq(m->drv, c->id, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
   }
   if (c->timer_irq) timer_tick(c, t);
   c->pmu_irq = c->timer_irq = false;
@@ -213,17 +207,34 @@ static void task_hook(void *ctx, const struct task_event *e)
   }
 }
 
-/* A CPU changes task: the scheduler's kernel work, and the context-switch
- * and migration software events, charged to the task switched in. */
+/* The task as perf's scheduling sees it: ids and the process ancestry
+ * (for inherited events). */
+static void perf_task_of(const struct task *t, struct perf_task *pt)
+{
+  pt->pid = (uint32_t)t->proc->pid;
+  pt->tid = (uint32_t)t->tid;
+  pt->nancestors = 0;
+  for (const struct process *p = t->proc->parent; p && pt->nancestors < PERF_TASK_ANCESTORS; p = p->parent)
+    pt->ancestors[pt->nancestors++] = (uint32_t)p->pid;
+}
+
+/* A CPU changes task (__schedule): the context switch counts for the task
+ * leaving, whose events come off; the one coming in brings its events (and
+ * a migration when it last ran elsewhere); the scheduler's kernel work. */
 static void switch_hook(void *ctx, int cpu, struct task *prev, struct task *next, bool migrated)
 {
   struct machine *m = ctx;
   struct mcpu *c = &m->cpu[cpu];
   c->slice_ticks = 0;
+  if (prev) {
+    if (next) sw_event(m, cpu, PERF_COUNT_SW_CONTEXT_SWITCHES, prev, prev->ctx.pc);
+    perf_sched_out(m->perf, cpu);
+  }
   if (!next) return;
-  uint64_t pc = next->ctx.pc;
-  if (prev) sw_event(m, PERF_COUNT_SW_CONTEXT_SWITCHES, next, pc);
-  if (migrated) sw_event(m, PERF_COUNT_SW_CPU_MIGRATIONS, next, pc);
+  struct perf_task pt;
+  perf_task_of(next, &pt);
+  perf_sched_in(m->perf, cpu, &pt);
+  if (migrated) sw_event(m, cpu, PERF_COUNT_SW_CPU_MIGRATIONS, next, next->ctx.pc);
   if (prev && m->opt.timed) kernel_work(c, KACT_SCHEDULE, 0, 0);
 }
 
@@ -236,7 +247,7 @@ static void slice_hook(void *ctx)
   struct task *t = m->os->current;
   uint64_t pc = t ? t->ctx.pc : 0;
   if (!m->opt.timed && t)
-    perf_ctx_tick(m->perf, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
+    perf_ctx_tick(m->perf, m->os->cur_cpu, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
   if (m->poll) m->poll(m->poll_ctx);
   if (m->stopping && !m->stopped) {
     m->stopped = true;
@@ -247,7 +258,11 @@ static void slice_hook(void *ctx)
 
 /* ---- what the PMU drivers need ---- */
 
-static uint64_t drv_now(void *ctx) { return cycles_now(ctx); }
+static uint64_t drv_now(void *ctx, int cpu)
+{
+  struct machine *m = ctx;
+  return ev67_now(m->cpu[cpu].core);
+}
 
 static bool insn_at(void *ctx, uint64_t pc, uint32_t *word)
 {
@@ -264,9 +279,11 @@ static uint64_t drv_random(void *ctx)
   return os_random(m->os);
 }
 
-static void sim_totals(void *ctx, struct ev67_stats *s, uint64_t *cycles)
+static void sim_totals(void *ctx, int cpu, struct ev67_stats *s, uint64_t *cycles)
 {
-  if (!machine_sim_stats(ctx, s, cycles)) { memset(s, 0, sizeof *s); *cycles = 0; }
+  struct machine *m = ctx;
+  *s = *ev67_stats(m->cpu[cpu].core);
+  *cycles = ev67_now(m->cpu[cpu].core);
 }
 
 /* ---- life cycle ---- */
@@ -308,13 +325,15 @@ struct machine *machine_create(const struct machine_opts *o)
   }
   struct perf_sysctl sys = o->perf;
   sys.hz = MACHINE_HZ;
+  sys.ncpus = m->ncpus;
   m->perf = perf_ctx_create(&sys, os_phys(m->os), perf_clock, m);
   if (!m->perf) { machine_destroy(m); return NULL; }
   perf_pmu_register(m->perf, perf_sw_pmu());
   for (int i = 0; i < m->ncpus; i++)
     if (attach_cpu(m, i)) { machine_destroy(m); return NULL; }
   if (o->timed) {
-    const struct alpha_pmu_env env = { &m->cpu[0].pmu, drv_now, insn_at, drv_random, m };
+    struct alpha_pmu_env env = { .now = drv_now, .insn_at = insn_at, .random = drv_random, .ctx = m };
+    for (int i = 0; i < m->ncpus; i++) env.hw[i] = &m->cpu[i].pmu;
     m->drv = alpha_pmu_create(m->perf, &env);
     const struct sim_pmu_env senv = { sim_totals, m };
     m->sim = sim_pmu_create(m->perf, &senv);

@@ -11,6 +11,7 @@
 static uint64_t fake_time;
 static struct physmem *ram;   /* where the ring buffers come from */
 static uint64_t clock_fn(void *ctx) { (void)ctx; return fake_time; }
+static const struct perf_task task1000 = { .pid = 1000, .tid = 1000 };
 
 static int fake_init(struct perf_event *e) { return e->attr.type == PERF_TYPE_RAW ? 0 : -ENOENT; }
 static int fake_add(struct perf_event *e, int f) { (void)e; (void)f; return 0; }
@@ -26,6 +27,7 @@ static struct perf_ctx *ctx(int paranoid, bool priv)
   struct perf_ctx *c = perf_ctx_create(&s, ram, clock_fn, NULL);
   perf_pmu_register(c, &fake);
   perf_pmu_register(c, perf_sw_pmu());
+  perf_sched_in(c, 0, &task1000);   /* the task the tests' events follow runs on CPU 0 */
   return c;
 }
 
@@ -38,6 +40,7 @@ static void test_scattered_ring(void)
   struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .max_sample_rate = 10000000 };
   struct perf_ctx *c = perf_ctx_create(&sys, ram, clock_fn, NULL);
   perf_pmu_register(c, &fake);
+  perf_sched_in(c, 0, &task1000);
   struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1,
                                .sample_period = 1000, .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_RAW };
   struct perf_event *e = NULL;
@@ -166,6 +169,7 @@ static void test_rotation(void)
   struct perf_ctx *c = perf_ctx_create(&sys, ram, clock_fn, NULL);
   perf_pmu_register(c, &slot_b);
   perf_pmu_register(c, &slot_a);
+  perf_sched_in(c, 0, &task1000);
   struct perf_event_attr a = { .type = 20, .size = sizeof a,
                                .read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING };
   struct perf_event_attr b = a;
@@ -175,7 +179,7 @@ static void test_rotation(void)
         perf_event_open(c, &a, 1000, -1, NULL, &e2) == 0, "three counting events");
   for (int i = 1; i <= 400; i++) {   /* 400 ticks of 1 ms: 100 rotations at 4 ms */
     fake_time = (uint64_t)i * 1000000;
-    perf_ctx_tick(c, 1000, 1000, 0, false);
+    perf_ctx_tick(c, 0, 1000, 1000, 0, false);
   }
   uint64_t v1[3], v2[3], v3[3];
   CHECK(perf_event_read(e1, v1, sizeof v1) == 24 && perf_event_read(e2, v2, sizeof v2) == 24 &&
@@ -221,6 +225,52 @@ static void test_refresh_period(void)
   perf_ctx_destroy(c);
 }
 
+/* Several CPUs: an event follows its task (and, with inherit, the task's
+ * threads and descendants) onto whichever CPU runs it, counts only while
+ * they run, and reads as the sum over the CPUs; a CPU-wide event counts
+ * whatever runs on its CPU. */
+static void test_percpu(void)
+{
+  struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .ncpus = 2 };
+  fake_time = 0;
+  struct perf_ctx *c = perf_ctx_create(&sys, ram, clock_fn, NULL);
+  perf_pmu_register(c, &slot_b);
+  struct perf_event_attr a = { .type = 21, .size = sizeof a, .inherit = 1,
+                               .read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING };
+  struct perf_event_attr only = a;
+  only.inherit = 0;
+  struct perf_event *inh = NULL, *one = NULL, *wide = NULL, *e = NULL;
+  CHECK(perf_event_open(c, &a, 1000, -1, NULL, &inh) == 0 && perf_event_open(c, &only, 1000, -1, NULL, &one) == 0 &&
+        perf_event_open(c, &a, -1, 1, NULL, &wide) == 0, "an inherited, a single-thread and a CPU-wide event");
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, 2, NULL, &e), (uint64_t)-EINVAL, "CPU 2 of 2: EINVAL");
+  const struct perf_task main_thread = { .pid = 1000, .tid = 1000 };
+  const struct perf_task thread = { .pid = 1000, .tid = 1001 };
+  const struct perf_task child = { .pid = 2000, .tid = 2000, .ancestors = { 1000 }, .nancestors = 1 };
+  const struct perf_task other = { .pid = 3000, .tid = 3000, .ancestors = { 1 }, .nancestors = 1 };
+  perf_sched_in(c, 0, &main_thread);
+  perf_sched_in(c, 1, &thread);
+  fake_time += 1000;                   /* both threads run 1000 ns, one per CPU; the main thread runs on to 1110 */
+  perf_sched_out(c, 1);
+  perf_sched_in(c, 1, &child);
+  fake_time += 100;                    /* a child process on CPU 1 */
+  perf_sched_out(c, 1);
+  perf_sched_in(c, 1, &other);
+  fake_time += 10;                     /* an unrelated task on CPU 1 */
+  perf_sched_out(c, 0);
+  fake_time += 1;                      /* CPU 0 idle */
+  uint64_t v[3];
+  perf_event_read(inh, v, sizeof v);
+  CHECK(v[0] == 2210 && v[1] == 2210 && v[2] == 2210,
+        "inherited: the thread and the child counted too, summed over CPUs (%llu, enabled %llu)",
+        (unsigned long long)v[0], (unsigned long long)v[1]);
+  perf_event_read(one, v, sizeof v);
+  CHECK(v[0] == 1110 && v[1] == 1110, "without inherit: the main thread only (%llu)", (unsigned long long)v[0]);
+  perf_event_read(wide, v, sizeof v);
+  CHECK(v[0] == 1111 && v[1] == 1111, "CPU-wide on CPU 1: every task there, all the time (%llu)",
+        (unsigned long long)v[0]);
+  perf_ctx_destroy(c);
+}
+
 int main(void)
 {
   ram = phys_create(64ull << 20);
@@ -230,6 +280,7 @@ int main(void)
   test_layouts();
   test_rotation();
   test_refresh_period();
+  test_percpu();
   struct perf_ctx *c = ctx(2, false);
   struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1,
                                .sample_period = 1000, .exclude_kernel = 1 };
@@ -348,9 +399,9 @@ int main(void)
                                  .config = PERF_COUNT_SW_CPU_CLOCK };
   CHECK_EQ_U64(perf_event_open(c, &clk, 1000, -1, NULL, &e), 0, "counting cpu-clock");
   fake_time = 5000 + 3 * 4000000;
-  perf_ctx_tick(c, 1000, 1000, 0x120000000, false);
+  perf_ctx_tick(c, 0, 1000, 1000, 0x120000000, false);
   fake_time += 1000;
-  perf_ctx_tick(c, 1000, 1000, 0x120000000, false);
+  perf_ctx_tick(c, 0, 1000, 1000, 0x120000000, false);
   uint64_t cv[1];
   perf_event_read(e, cv, sizeof cv);
   CHECK_EQ_U64(cv[0], 3 * 4000000 + 1000, "counting cpu-clock: the nanoseconds between open and the last tick");
@@ -360,7 +411,7 @@ int main(void)
                                 .sample_type = PERF_SAMPLE_IP };
   CHECK_EQ_U64(perf_event_open(c, &pf, 1000, -1, NULL, &e), 0, "page-faults in frequency mode");
   CHECK_EQ_U64(perf_event_mmap(e, 1, PHYS_PAGE), 0, "its ring");
-  for (int i = 0; i < 5; i++) perf_sw_event(c, PERF_COUNT_SW_PAGE_FAULTS, 1000, 1000, 0x120000010, false);
+  for (int i = 0; i < 5; i++) perf_sw_event(c, 0, PERF_COUNT_SW_PAGE_FAULTS, 1000, 1000, 0x120000010, false);
   CHECK_EQ_U64(e->samples, 5, "frequency mode samples page faults (period 1 until the tick adjusts it)");
   perf_event_close(e);
   perf_ctx_destroy(c);
@@ -369,14 +420,16 @@ int main(void)
   struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .max_sample_rate = 1000, .hz = 100 };
   c = perf_ctx_create(&sys, ram, clock_fn, NULL);
   perf_pmu_register(c, &fake);
+  perf_sched_in(c, 0, &task1000);
   CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "event for throttling");
   perf_event_mmap(e, 4, PHYS_PAGE);
   int throttled = 0;
-  for (int i = 0; i < 20; i++) throttled += perf_event_overflow(e, &s);
+  struct perf_event *inst = e->child[0];   /* what the driver interrupts for: the CPU's instance */
+  for (int i = 0; i < 20; i++) throttled += perf_event_overflow(inst, &s);
   CHECK_EQ_U64(throttled, 1, "throttled once after 10 interrupts in a tick");
   fake_time += 20000000;
-  perf_ctx_tick(c, 1, 1, 0, false);
-  CHECK(!e->hw.throttled, "unthrottled at the next tick");
+  perf_ctx_tick(c, 0, 1, 1, 0, false);
+  CHECK(!inst->hw.throttled, "unthrottled at the next tick");
   perf_event_close(e);
   perf_ctx_destroy(c);
   phys_destroy(ram);
