@@ -173,16 +173,16 @@ static void alpha_start(struct perf_event *e, int flags)
 
 static void alpha_stop(struct perf_event *e, int flags)
 {
-  if (!(e->hw.state & PERF_HES_STOPPED)) {
-    ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_DISABLE, is_pm(e) ? 3 : 1u << e->hw.idx, now(e));
-    e->hw.state |= PERF_HES_STOPPED;
-  }
+  bool running = !(e->hw.state & PERF_HES_STOPPED);
+  e->hw.state |= PERF_HES_STOPPED;
   /* Fold only a counter that was started: a count is not lost (nor invented)
-   * when an event is stopped before its first start. */
+   * when an event is stopped before its first start. As alpha_pmu_stop, the
+   * count is read before the counter is disabled. */
   if ((flags & PERF_EF_UPDATE) && !(e->hw.state & PERF_HES_UPTODATE)) {
     if (!is_pm(e)) fold(e, e->hw.idx, 0);
     e->hw.state |= PERF_HES_UPTODATE;
   }
+  if (running) ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_DISABLE, is_pm(e) ? 3 : 1u << e->hw.idx, now(e));
 }
 
 static int alpha_add(struct perf_event *e, int flags)

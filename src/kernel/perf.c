@@ -492,44 +492,52 @@ static bool wants(const struct perf_event *e, int kind)
   }
 }
 
-static void broadcast(struct perf_ctx *c, int kind, uint8_t *rec, size_t len, uint32_t pid, uint32_t tid)
+/* Emits a side-band record about task t on cpu (perf_event_aux): to the
+ * events that follow t and the CPU-wide events of that CPU, once per ring. */
+static void broadcast(struct perf_ctx *c, int cpu, const struct perf_task *t, int kind, uint8_t *rec,
+                      size_t len, uint32_t pid, uint32_t tid)
 {
   uint64_t time = perf_ctx_time(c);
   struct perf_rb *done[16];
   int ndone = 0;
+  if (cpu < 0 || cpu >= c->sys.ncpus) cpu = 0;
   for (struct perf_event *e = c->events; e; e = e->next) {
-    if (!wants(e, kind)) continue;
+    if (!wants(e, kind) || (!e->child[cpu] && e->target < 0)) continue;
+    if (!follows(e, t)) continue;
     bool seen = false;   /* one copy per ring, as with SET_OUTPUT */
     for (int i = 0; i < ndone; i++) if (done[i] == e->rb) seen = true;
     if (seen) continue;
     if (ndone < 16) done[ndone++] = e->rb;
-    size_t n = len + id_trailer(e, rec + len, pid, tid, time);
+    /* the trailer names the CPU it happened on */
+    size_t n = len + id_trailer(e->child[cpu] ? e->child[cpu] : e, rec + len, pid, tid, time);
     ((struct perf_event_header *)rec)->size = (uint16_t)n;
     output(e, rec, n, pid, tid);
   }
 }
 
-void perf_record_comm(struct perf_ctx *c, uint32_t pid, uint32_t tid, const char *comm, bool exec)
+void perf_record_comm(struct perf_ctx *c, int cpu, const struct perf_task *t, const char *comm, bool exec)
 {
   uint8_t rec[128] = { 0 };
   struct perf_event_header *h = (struct perf_event_header *)rec;
   h->type = PERF_RECORD_COMM;
   h->misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
+  uint32_t pid = t->pid, tid = t->tid;
   memcpy(rec + 8, &pid, 4);
   memcpy(rec + 12, &tid, 4);
   size_t l = strnlen(comm, 15);
   memcpy(rec + 16, comm, l);
   size_t len = 16 + ((l + 1 + 7) & ~(size_t)7);
-  broadcast(c, PERF_RECORD_COMM, rec, len, pid, tid);
+  broadcast(c, cpu, t, PERF_RECORD_COMM, rec, len, pid, tid);
 }
 
-void perf_record_mmap2(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len,
-                       uint64_t pgoff, uint32_t prot, uint32_t flags, const char *filename, bool kernel)
+void perf_record_mmap2(struct perf_ctx *c, int cpu, const struct perf_task *t, uint64_t addr, uint64_t len,
+                       uint64_t pgoff, uint32_t prot, uint32_t flags, const char *filename)
 {
+  uint32_t pid = t->pid, tid = t->tid;
   uint8_t rec[4096 + 200] = { 0 };
   struct perf_event_header *h = (struct perf_event_header *)rec;
   h->type = PERF_RECORD_MMAP2;
-  h->misc = kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+  h->misc = PERF_RECORD_MISC_USER;
   size_t n = 8;
   memcpy(rec + n, &pid, 4); memcpy(rec + n + 4, &tid, 4); n += 8;
   n = put64(rec, n, addr);
@@ -540,10 +548,11 @@ void perf_record_mmap2(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t 
   size_t l = strnlen(filename, 4095);
   memcpy(rec + n, filename, l);
   n += (l + 1 + 7) & ~(size_t)7;
-  broadcast(c, PERF_RECORD_MMAP2, rec, n, pid, tid);
+  broadcast(c, cpu, t, PERF_RECORD_MMAP2, rec, n, pid, tid);
 }
 
-static void task_record(struct perf_ctx *c, int type, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+static void task_record(struct perf_ctx *c, int cpu, const struct perf_task *t, int type, uint32_t pid,
+                        uint32_t ppid, uint32_t tid, uint32_t ptid)
 {
   uint8_t rec[128] = { 0 };
   struct perf_event_header *h = (struct perf_event_header *)rec;
@@ -552,17 +561,17 @@ static void task_record(struct perf_ctx *c, int type, uint32_t pid, uint32_t ppi
   memcpy(rec + 8, v, 16);
   uint64_t time = perf_ctx_time(c);
   memcpy(rec + 24, &time, 8);
-  broadcast(c, type, rec, 32, pid, tid);
+  broadcast(c, cpu, t, type, rec, 32, pid, tid);
 }
 
-void perf_record_fork(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+void perf_record_fork(struct perf_ctx *c, int cpu, const struct perf_task *child, uint32_t ppid, uint32_t ptid)
 {
-  task_record(c, PERF_RECORD_FORK, pid, ppid, tid, ptid);
+  task_record(c, cpu, child, PERF_RECORD_FORK, child->pid, ppid, child->tid, ptid);
 }
 
-void perf_record_exit(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+void perf_record_exit(struct perf_ctx *c, int cpu, const struct perf_task *t, uint32_t ppid)
 {
-  task_record(c, PERF_RECORD_EXIT, pid, ppid, tid, ptid);
+  task_record(c, cpu, t, PERF_RECORD_EXIT, t->pid, ppid, t->tid, t->tid);
 }
 
 /* ---- enable, disable, read, close (of the events the tool opened) ---- */

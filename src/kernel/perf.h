@@ -190,12 +190,13 @@ int perf_event_account(struct perf_event *e);
 /* The context's clock now (ns): what TIME fields and time_enabled use. */
 uint64_t perf_ctx_time(struct perf_ctx *c);
 
-/* ---- called by the kernel on task activity (records for sampling events) ---- */
-void perf_record_comm(struct perf_ctx *c, uint32_t pid, uint32_t tid, const char *comm, bool exec);
-void perf_record_mmap2(struct perf_ctx *c, uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len,
-                       uint64_t pgoff, uint32_t prot, uint32_t flags, const char *filename, bool kernel);
-void perf_record_fork(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
-void perf_record_exit(struct perf_ctx *c, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+/* ---- called by the kernel on task activity: side-band records about task
+ * t on cpu, for the events that follow t and the CPU-wide events of cpu ---- */
+void perf_record_comm(struct perf_ctx *c, int cpu, const struct perf_task *t, const char *comm, bool exec);
+void perf_record_mmap2(struct perf_ctx *c, int cpu, const struct perf_task *t, uint64_t addr, uint64_t len,
+                       uint64_t pgoff, uint32_t prot, uint32_t flags, const char *filename);
+void perf_record_fork(struct perf_ctx *c, int cpu, const struct perf_task *child, uint32_t ppid, uint32_t ptid);
+void perf_record_exit(struct perf_ctx *c, int cpu, const struct perf_task *t, uint32_t ppid);
 /* The software PMU (cpu-clock, task-clock, page-faults, context-switches,
  * cpu-migrations). */
 const struct pmu *perf_sw_pmu(void);

@@ -191,22 +191,6 @@ static void irq_hook(void *ctx, struct task *t)
 
 /* ---- the kernel's side-band records and scheduling events ---- */
 
-static void task_hook(void *ctx, const struct task_event *e)
-{
-  struct machine *m = ctx;
-  uint32_t pid = (uint32_t)e->t->proc->pid, tid = (uint32_t)e->t->tid;
-  switch (e->kind) {
-  case TEV_EXEC: perf_record_comm(m->perf, pid, tid, task_comm(e->t), true); break;
-  case TEV_MMAP:
-    perf_record_mmap2(m->perf, pid, tid, e->addr, e->len, e->pgoff, e->prot, e->flags, e->path, false);
-    break;
-  case TEV_FORK:
-    perf_record_fork(m->perf, pid, (uint32_t)e->parent->proc->pid, tid, (uint32_t)e->parent->tid);
-    break;
-  case TEV_EXIT: perf_record_exit(m->perf, pid, (uint32_t)e->t->proc->ppid, tid, tid); break;
-  }
-}
-
 /* The task as perf's scheduling sees it: ids and the process ancestry
  * (for inherited events). */
 static void perf_task_of(const struct task *t, struct perf_task *pt)
@@ -218,6 +202,25 @@ static void perf_task_of(const struct task *t, struct perf_task *pt)
     pt->ancestors[pt->nancestors++] = (uint32_t)p->pid;
 }
 
+
+static void task_hook(void *ctx, const struct task_event *e)
+{
+  struct machine *m = ctx;
+  struct perf_task pt;
+  perf_task_of(e->t, &pt);
+  int cpu = m->os->cur_cpu >= 0 ? m->os->cur_cpu : 0;
+  switch (e->kind) {
+  case TEV_EXEC: perf_record_comm(m->perf, cpu, &pt, task_comm(e->t), true); break;
+  case TEV_MMAP:
+    perf_record_mmap2(m->perf, cpu, &pt, e->addr, e->len, e->pgoff, e->prot, e->flags, e->path);
+    break;
+  case TEV_FORK:
+    perf_record_fork(m->perf, cpu, &pt, (uint32_t)e->parent->proc->pid, (uint32_t)e->parent->tid);
+    break;
+  case TEV_EXIT: perf_record_exit(m->perf, cpu, &pt, (uint32_t)e->t->proc->ppid); break;
+  }
+}
+
 /* A CPU changes task (__schedule): the context switch counts for the task
  * leaving, whose events come off; the one coming in brings its events (and
  * a migration when it last ran elsewhere); the scheduler's kernel work. */
@@ -227,7 +230,7 @@ static void switch_hook(void *ctx, int cpu, struct task *prev, struct task *next
   struct mcpu *c = &m->cpu[cpu];
   c->slice_ticks = 0;
   if (prev) {
-    if (next) sw_event(m, cpu, PERF_COUNT_SW_CONTEXT_SWITCHES, prev, prev->ctx.pc);
+    sw_event(m, cpu, PERF_COUNT_SW_CONTEXT_SWITCHES, prev, prev->ctx.pc);   /* to a task or to idle */
     perf_sched_out(m->perf, cpu);
   }
   if (!next) return;

@@ -28,12 +28,13 @@
 struct rec {
   struct machine *m;
   struct pd_writer *w;
-  int fd[MAX_EVENTS];
+  int fd[MAX_EVENTS * MACHINE_MAX_CPUS];
+  int nfd;
   struct perf_event_attr attr[MAX_EVENTS];
-  uint64_t id[MAX_EVENTS];
+  uint64_t id[MAX_EVENTS][MACHINE_MAX_CPUS];   /* per event, per CPU opened on */
   char names[MAX_EVENTS][96];
-  int nev;
-  struct perf_event_mmap_page *up;   /* the ring, as mmap gave it */
+  struct perf_event_mmap_page *up[MACHINE_MAX_CPUS];   /* the rings, as mmap gave them */
+  int nrings;
   uint64_t samples, bytes, lost_records, lost_samples;
   uint8_t *tmp;
   bool stopped;
@@ -61,12 +62,10 @@ static void note_build_id(struct rec *r, const struct perf_event_header *h)
   if (len) pd_writer_add_build_id(r->w, (int)pid, PERF_RECORD_MISC_USER, id, len, path);
 }
 
-/* Copies every complete record between data_tail and data_head into the
- * file, then publishes the new tail (what perf's mmap reader does). */
-static void drain(struct rec *r)
+/* Copies every complete record between data_tail and data_head of one ring
+ * into the file, then publishes the new tail (what perf's mmap reader does). */
+static void drain_ring(struct rec *r, struct perf_event_mmap_page *up)
 {
-  struct perf_event_mmap_page *up = r->up;
-  if (!up) return;               /* not mapped (the ring is mapped before the run) */
   uint64_t size = up->data_size, head = __atomic_load_n(&up->data_head, __ATOMIC_ACQUIRE),
            tail = up->data_tail;
   const uint8_t *data = (const uint8_t *)up + up->data_offset;
@@ -90,6 +89,11 @@ static void drain(struct rec *r)
     tail += h.size;
   }
   __atomic_store_n(&up->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void drain(struct rec *r)
+{
+  for (int i = 0; i < r->nrings; i++) drain_ring(r, r->up[i]);
 }
 
 /* The machine calls this between scheduling rounds and on every tick. */
@@ -128,10 +132,10 @@ static void synth_kernel_mmap(struct rec *r)
   uint64_t st = r->attr[0].sample_type, zero = 0;
   if (st & PERF_SAMPLE_TID) { memcpy(rec + n, pidtid, 8); n += 8; }
   if (st & PERF_SAMPLE_TIME) { memcpy(rec + n, &zero, 8); n += 8; }
-  if (st & PERF_SAMPLE_ID) { memcpy(rec + n, &r->id[0], 8); n += 8; }
-  if (st & PERF_SAMPLE_STREAM_ID) { memcpy(rec + n, &r->id[0], 8); n += 8; }
+  if (st & PERF_SAMPLE_ID) { memcpy(rec + n, &r->id[0][0], 8); n += 8; }
+  if (st & PERF_SAMPLE_STREAM_ID) { memcpy(rec + n, &r->id[0][0], 8); n += 8; }
   if (st & PERF_SAMPLE_CPU) { memcpy(rec + n, &zero, 8); n += 8; }
-  if (st & PERF_SAMPLE_IDENTIFIER) { memcpy(rec + n, &r->id[0], 8); n += 8; }
+  if (st & PERF_SAMPLE_IDENTIFIER) { memcpy(rec + n, &r->id[0][0], 8); n += 8; }
   h->type = PERF_RECORD_MMAP2;
   h->misc = PERF_RECORD_MISC_KERNEL;
   h->size = (uint16_t)n;
@@ -152,6 +156,9 @@ static void usage(FILE *f)
     "      --seed N          seed for the guest and for randomized intervals\n"
     "      --cpus N          CPUs of the machine (default 1: a single-threaded program\n"
     "                        gains nothing from more, and the CPUs are simulated in turn)\n"
+    "  -a, --all-cpus        system-wide: every task on every CPU (needs --privileged)\n"
+    "  -C, --cpu LIST        system-wide on these CPUs only (0,1 or 0-1)\n"
+    "      --per-thread      follow the workload's first thread only (no inherit)\n"
     "      --privileged      record as root (CAP_PERFMON); default: a normal user\n"
     "      --paranoid N      kernel.perf_event_paranoid for the run (default 2)\n"
     "      --sysroot DIR     where absolute guest paths are looked up first\n"
@@ -167,6 +174,10 @@ struct rec_opts {
   uint64_t count, freq;
   const char *out;
   bool quiet;
+  bool all_cpus, per_thread;
+  const char *cpu_list;          /* -C */
+  int cpus[MACHINE_MAX_CPUS];    /* the CPUs events are opened on; -1: the workload's, wherever it runs */
+  int ncpus;
   struct machine_opts mo;
 };
 
@@ -179,11 +190,12 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "seed", required_argument, 0, 'S' }, { "privileged", no_argument, 0, 'P' },
     { "paranoid", required_argument, 0, 'N' }, { "sysroot", required_argument, 0, 's' },
     { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' },
-    { "cpus", required_argument, 0, 'C' }, { 0, 0, 0, 0 },
+    { "cpus", required_argument, 0, 'M' }, { "all-cpus", no_argument, 0, 'a' },
+    { "cpu", required_argument, 0, 'C' }, { "per-thread", no_argument, 0, 'T' }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+e:c:F:o:qh", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+e:c:F:o:qhaC:", opts, NULL)) != -1) {
     char *end = NULL;
     switch (c) {
     case 'e':
@@ -198,7 +210,10 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 'N': o->mo.perf.paranoid = (int)strtol(optarg, &end, 0); if (*end || !*optarg) goto badnum; break;
     case 's': o->mo.os.sysroot = optarg; break;
     case 'q': o->quiet = true; break;
-    case 'C': if (tool_parse_cpus("record", optarg, &o->mo.ncpus)) return 2; break;
+    case 'M': if (tool_parse_cpus("record", optarg, &o->mo.ncpus)) return 2; break;
+    case 'a': o->all_cpus = true; break;
+    case 'C': o->cpu_list = optarg; break;
+    case 'T': o->per_thread = true; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
@@ -210,6 +225,19 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
   if (optind >= argc) { fprintf(stderr, "profileme record: no program given\n"); usage(stderr); return 2; }
   if (!o->nevents) o->events[o->nevents++] = "cycles:p";
   if (!o->count && !o->freq) o->freq = 4000;
+  if (o->per_thread && (o->all_cpus || o->cpu_list)) {
+    fprintf(stderr, "profileme record: --per-thread follows the workload's threads wherever they run; "
+                    "it cannot be combined with -a or -C\n");
+    return 2;
+  }
+  int machine_cpus = o->mo.ncpus ? o->mo.ncpus : 1;
+  if (o->cpu_list) {
+    if (tool_parse_cpu_list("record", o->cpu_list, machine_cpus, o->cpus, &o->ncpus)) return 2;
+  } else if (o->all_cpus) {
+    for (int i = 0; i < machine_cpus; i++) o->cpus[o->ncpus++] = i;
+  } else {
+    o->cpus[o->ncpus++] = -1;
+  }
   return -1;
 }
 
@@ -226,7 +254,7 @@ static int build_attrs(struct rec *r, const struct rec_opts *o)
                      PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
                      PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
     a->sample_id_all = 1;
-    a->inherit = 1;
+    a->inherit = !o->per_thread;
     if (o->count) a->sample_period = a->sample_period ? a->sample_period : o->count;
     else if (!a->sample_period) { a->freq = 1; a->sample_freq = o->freq; }
     a->exclude_hv = 1;
@@ -236,50 +264,71 @@ static int build_attrs(struct rec *r, const struct rec_opts *o)
   return 0;
 }
 
-/* Opens the events on the workload, maps the ring of the first and sends
- * the others into it, and describes them in the file. Returns 0 or 1. */
+/* perf_event_open of one event on one CPU (-1: the workload's, wherever it
+ * runs), with perf's fallback to user space only for a normal user. Returns
+ * the fd, or -1 after a message. */
+static int open_one(struct rec *r, const struct rec_opts *o, int i, int cpu)
+{
+  struct perf_event_attr *a = &r->attr[i];
+  int pid = cpu < 0 ? machine_init_pid(r->m) : -1;
+  int fd = machine_perf_open(r->m, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd == -EACCES && pid >= 0 && !a->exclude_kernel && !o->mo.perf.privileged) {
+    /* perf's fallback: a normal user at paranoid >= 2 samples user space only. */
+    a->exclude_kernel = 1;
+    if (!o->quiet)
+      fprintf(stderr, "profileme record: kernel.perf_event_paranoid=%d: sampling user space only "
+                      "for '%s' (use --privileged to include the kernel)\n", o->mo.perf.paranoid, o->events[i]);
+    fd = machine_perf_open(r->m, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  }
+  if (fd >= 0) return fd;
+  fprintf(stderr, "profileme record: perf_event_open for '%s'%s failed: %s\n", o->events[i],
+          cpu >= 0 ? " (system-wide)" : "", strerror(-fd));
+  if (fd == -EACCES && pid < 0)
+    fprintf(stderr, "  recording every process (-a, -C) needs --privileged or --paranoid 0 or lower, "
+                    "as with kernel.perf_event_paranoid on Linux\n");
+  if (fd == -EOPNOTSUPP && a->precise_ip > 2)
+    fprintf(stderr, "  the EV67 supports precise_ip up to 2 (ProfileMe); use :p or :pp\n");
+  return -1;
+}
+
+/* Opens the events on the workload (or on each CPU of -a/-C), maps one ring
+ * per CPU for its first event and sends the others into it, and describes
+ * them in the file. Returns 0 or 1. */
 static int open_events(struct rec *r, const struct rec_opts *o)
 {
-  int pid = machine_init_pid(r->m);
+  int first[MACHINE_MAX_CPUS];
   for (int i = 0; i < o->nevents; i++) {
-    struct perf_event_attr *a = &r->attr[i];
-    int fd = machine_perf_open(r->m, a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd == -EACCES && !a->exclude_kernel && !o->mo.perf.privileged) {
-      /* perf's fallback: a normal user at paranoid >= 2 samples user space only. */
-      a->exclude_kernel = 1;
-      if (!o->quiet)
-        fprintf(stderr, "profileme record: kernel.perf_event_paranoid=%d: sampling user space only "
-                        "for '%s' (use --privileged to include the kernel)\n", o->mo.perf.paranoid,
-                o->events[i]);
-      fd = machine_perf_open(r->m, a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    for (int k = 0; k < o->ncpus; k++) {
+      int fd = open_one(r, o, i, o->cpus[k]);
+      if (fd < 0) return 1;
+      r->fd[r->nfd++] = fd;
+      int e;
+      if (i == 0) {
+        void *map = NULL;
+        e = machine_perf_mmap(r->m, fd, (1 + RING_PAGES) * PAGE, &map);
+        if (!e) r->up[r->nrings++] = map;
+        first[k] = fd;
+      } else {
+        e = machine_perf_ioctl(r->m, fd, PERF_EVENT_IOC_SET_OUTPUT, (uintptr_t)first[k]);
+      }
+      if (!e) e = machine_perf_ioctl(r->m, fd, PERF_EVENT_IOC_ID, (uintptr_t)&r->id[i][k]);
+      if (e) {
+        fprintf(stderr, "profileme record: cannot map the ring buffer: %s\n", strerror(-e));
+        return 1;
+      }
     }
-    if (fd < 0) {
-      fprintf(stderr, "profileme record: perf_event_open for '%s' failed: %s\n", o->events[i], strerror(-fd));
-      if (fd == -EOPNOTSUPP && a->precise_ip > 2)
-        fprintf(stderr, "  the EV67 supports precise_ip up to 2 (ProfileMe); use :p or :pp\n");
-      return 1;
-    }
-    r->fd[r->nev++] = fd;
-    void *map = NULL;
-    int e = i == 0 ? machine_perf_mmap(r->m, fd, (1 + RING_PAGES) * PAGE, &map)
-                   : machine_perf_ioctl(r->m, fd, PERF_EVENT_IOC_SET_OUTPUT, (uintptr_t)r->fd[0]);
-    if (!e) e = machine_perf_ioctl(r->m, fd, PERF_EVENT_IOC_ID, (uintptr_t)&r->id[i]);
-    if (e) {
-      fprintf(stderr, "profileme record: cannot map the ring buffer: %s\n", strerror(-e));
-      return 1;
-    }
-    if (map) r->up = map;
-    pd_writer_add_event(r->w, a, r->names[i], &r->id[i], 1);
+    pd_writer_add_event(r->w, &r->attr[i], r->names[i], r->id[i], (size_t)o->ncpus);
   }
   return 0;
 }
 
-static void set_env(struct rec *r, int argc, char **argv)
+static void set_env(struct rec *r, int ncpus, int argc, char **argv)
 {
   struct pd_env penv = { .hostname = "profileme", .os_release = "6.1.0-profileme-alpha",
                          .version = "6.1 (profileme)", .arch = "alpha",
                          .cpudesc = "Alpha EV67 (21264A), simulated by profileme", .cpuid = "EV67",
-                         .nr_cpus_avail = 1, .nr_cpus_online = 1, .total_mem_kb = 4 << 20,
+                         .nr_cpus_avail = (uint32_t)ncpus, .nr_cpus_online = (uint32_t)ncpus,
+                         .total_mem_kb = 4 << 20,
                          .argc = argc, .argv = argv };
   pd_writer_set_env(r->w, &penv);
 }
@@ -323,10 +372,10 @@ int cmd_record(int argc, char **argv)
   }
   if (open_events(&r, &o)) goto out;
   synth_kernel_mmap(&r);
-  set_env(&r, argc, argv);
+  set_env(&r, o.mo.ncpus ? o.mo.ncpus : 1, argc, argv);
   int status = run_workload(&r, o.quiet);
-  for (int i = 0; i < r.nev; i++) machine_perf_close(r.m, r.fd[i]);
-  r.nev = 0;
+  for (int i = 0; i < r.nfd; i++) machine_perf_close(r.m, r.fd[i]);
+  r.nfd = 0;
   int werr = pd_writer_close(r.w);
   r.w = NULL;
   if (werr) fprintf(stderr, "profileme record: writing %s failed: %s\n", o.out, pm_strerror(werr));
@@ -340,7 +389,7 @@ int cmd_record(int argc, char **argv)
   }
   rc = werr ? 1 : interrupted ? 130 : tool_exit_status(status);
 out:
-  for (int i = 0; i < r.nev; i++) machine_perf_close(r.m, r.fd[i]);
+  for (int i = 0; i < r.nfd; i++) machine_perf_close(r.m, r.fd[i]);
   if (r.w) pd_writer_close(r.w);
   free(r.tmp);
   machine_destroy(r.m);

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum key { K_COMM, K_DSO, K_SYM, K_PID, NKEYS };
-static const char *const key_names[NKEYS] = { "comm", "dso", "symbol", "pid" };
+enum key { K_COMM, K_DSO, K_SYM, K_PID, K_CPU, NKEYS };
+static const char *const key_names[NKEYS] = { "comm", "dso", "symbol", "pid", "cpu" };
 
 #define MAX_LIST 64
 
@@ -25,6 +25,7 @@ struct rkey {                  /* one histogram entry's identity; unused keys st
   const struct sym_symbol *sym;
   uint64_t addr;               /* unresolved symbol: the address perf prints */
   uint32_t tid;
+  uint32_t cpu;
   uint32_t level;
 };
 struct rval { uint64_t period, samples; };
@@ -48,7 +49,7 @@ static void usage(FILE *f)
     "section per event, entries sorted by overhead (share of the event's period).\n"
     "  -i, --input FILE        perf.data file (default: perf.data)\n"
     "      --stdio             text output (the only interface)\n"
-    "  -s, --sort KEYS         comma list of overhead, comm, dso, symbol (sym), pid\n"
+    "  -s, --sort KEYS         comma list of overhead, comm, dso, symbol (sym), pid, cpu\n"
     "                          (default: comm,dso,symbol)\n"
     "  -n, --show-nr-samples   add a Samples column\n"
     "      --comms LIST        only these command names (also --comm)\n"
@@ -74,7 +75,7 @@ static int parse_sort(struct report *rp, char *arg)
       if (!strcmp(list[i], key_names[j])) k = j;
     if (!strcmp(list[i], "sym")) k = K_SYM;
     if (k < 0 || rp->nkeys == 8) {
-      fprintf(stderr, "profileme report: unknown --sort key '%s' (overhead, comm, dso, symbol, sym, pid)\n", list[i]);
+      fprintf(stderr, "profileme report: unknown --sort key '%s' (overhead, comm, dso, symbol, sym, pid, cpu)\n", list[i]);
       return 2;
     }
     rp->keys[rp->nkeys++] = (enum key)k;
@@ -108,6 +109,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   memset(&k, 0, sizeof k);
   if (has_key(rp, K_COMM) || has_key(rp, K_PID)) k.comm = comm;
   if (has_key(rp, K_PID)) k.tid = smp->tid;
+  if (has_key(rp, K_CPU)) k.cpu = smp->cpu;
   if (has_key(rp, K_DSO)) k.dso = r->loc.dso;
   if (has_key(rp, K_SYM)) {
     k.sym = r->loc.sym;
@@ -134,6 +136,7 @@ static int cmp_key(const struct rkey *a, const struct rkey *b, enum key k)
   switch (k) {
   case K_COMM: return strcmp(a->comm, b->comm);
   case K_PID: return a->tid < b->tid ? -1 : a->tid > b->tid;
+  case K_CPU: return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
   case K_DSO:
     if (!a->dso || !b->dso) return null_last(a->dso, b->dso);
     return strcmp(a->dso->short_name, b->dso->short_name);
@@ -172,6 +175,7 @@ static void widths(const struct report *rp, const struct row *rows, size_t n, in
   w[K_DSO] = 13;
   w[K_SYM] = 6;
   w[K_PID] = 15;
+  w[K_CPU] = 3;
   int maxcomm = 7;
   char buf[1024];
   for (size_t i = 0; i < n; i++) {
@@ -201,7 +205,7 @@ static void print_dots(int n)
 
 static void print_headers(const struct report *rp, const int w[NKEYS])
 {
-  static const char *const head[NKEYS] = { "Command", "Shared Object", "Symbol", "    Pid:Command" };
+  static const char *const head[NKEYS] = { "Command", "Shared Object", "Symbol", "    Pid:Command", "CPU" };
   printf("# Overhead");
   if (rp->show_nr) printf("  %12s", "Samples");
   for (size_t i = 0; i < rp->nkeys; i++) printf("  %-*s", w[rp->keys[i]], head[rp->keys[i]]);
@@ -223,6 +227,7 @@ static void print_row(const struct report *rp, const struct row *r, const int w[
     case K_COMM: printf("  %-*s", w[k], r->k->comm); break;
     case K_DSO: printf("  %-*s", w[k], dso_name(r->k->dso)); break;
     case K_PID: printf("  %7d:%-*s", (int32_t)r->k->tid, w[k] - 8, r->k->comm); break;
+    case K_CPU: printf("  %*.*d", w[k], w[k], (int)r->k->cpu); break;   /* perf's hist_entry__cpu_snprintf */
     case K_SYM:
       sym_text(r->k, buf, sizeof buf);
       printf("  %-*s", last ? 0 : w[k], buf);

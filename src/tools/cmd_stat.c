@@ -24,17 +24,23 @@
 
 #define MAX_EVENTS 64
 
+/* One count: value, time enabled, time running. */
+struct count { uint64_t value, enabled, running; };
+
 struct event {
   char name[64];
   struct perf_event_attr attr;
-  int fd;
+  int fd[MACHINE_MAX_CPUS];      /* one per CPU of -a/-C, else one on the workload */
   int err;                       /* -errno of perf_event_open, 0 when open */
-  uint64_t value, enabled, running;
+  struct count cpu[MACHINE_MAX_CPUS];
 };
 
 struct stat_run {
   struct event ev[MAX_EVENTS];
   int n;
+  int cpus[MACHINE_MAX_CPUS];    /* -a/-C: the CPUs counted; else { -1 } */
+  int ncpus;
+  bool no_aggr;                  /* -A: a line per CPU */
   struct machine *m;
   struct progress progress;
 };
@@ -68,39 +74,50 @@ static int parse_event(const char *s, struct event *e)
   }
   e->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   e->attr.inherit = 1;
-  e->fd = -1;
+  for (int k = 0; k < MACHINE_MAX_CPUS; k++) e->fd[k] = -1;
   return 0;
 }
 
-/* Opens every event on the workload; one that cannot be opened is reported
- * as perf stat reports it (<not supported>), except a permission error. */
+/* Opens every event on the workload (or on each CPU of -a/-C); one that
+ * cannot be opened is reported as perf stat reports it (<not supported>),
+ * except a permission error. */
 static int open_events(struct stat_run *r, int pid)
 {
   for (int i = 0; i < r->n; i++) {
     struct event *e = &r->ev[i];
-    e->fd = machine_perf_open(r->m, &e->attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (e->fd >= 0) continue;
-    e->err = e->fd;
-    if (e->err == -EACCES || e->err == -EPERM) {
-      fprintf(stderr, "profileme stat: no permission to count '%s' (%s): kernel.perf_event_paranoid "
-                      "forbids it (stat counts as root unless --user)\n", e->name, strerror(-e->err));
-      return 1;
+    for (int k = 0; k < r->ncpus; k++) {
+      int cpu = r->cpus[k];
+      e->fd[k] = machine_perf_open(r->m, &e->attr, cpu < 0 ? pid : -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+      if (e->fd[k] >= 0) continue;
+      e->err = e->fd[k];
+      if (e->err == -EACCES || e->err == -EPERM) {
+        fprintf(stderr, "profileme stat: no permission to count '%s' (%s): kernel.perf_event_paranoid "
+                        "forbids it (stat counts as root unless --user)\n", e->name, strerror(-e->err));
+        return 1;
+      }
     }
   }
   return 0;
 }
 
-/* Reads every event (value, time enabled, time running). */
+/* Reads every event on every CPU (value, time enabled, time running). */
 static void read_events(struct stat_run *r)
 {
   for (int i = 0; i < r->n; i++) {
     struct event *e = &r->ev[i];
-    uint64_t v[3];
-    if (e->fd < 0 || machine_perf_read(r->m, e->fd, v, sizeof v) != (long)sizeof v) continue;
-    e->value = v[0];
-    e->enabled = v[1];
-    e->running = v[2];
+    for (int k = 0; k < r->ncpus; k++) {
+      uint64_t v[3];
+      if (e->fd[k] < 0 || machine_perf_read(r->m, e->fd[k], v, sizeof v) != (long)sizeof v) continue;
+      e->cpu[k] = (struct count){ v[0], v[1], v[2] };
+    }
   }
+}
+
+static void close_events(struct stat_run *r)
+{
+  for (int i = 0; i < r->n; i++)
+    for (int k = 0; k < r->ncpus; k++)
+      if (r->ev[i].fd[k] >= 0) machine_perf_close(r->m, r->ev[i].fd[k]);
 }
 
 static void stat_poll(void *ctx)
@@ -142,6 +159,9 @@ static void usage(FILE *f)
     "                     exclude the kernel, so a normal user at paranoid 2 cannot\n"
     "                     count hardware events)\n"
     "      --paranoid N   kernel.perf_event_paranoid for the run (default 2)\n"
+    "  -a, --all-cpus     count every task on every CPU (system-wide)\n"
+    "  -C, --cpu LIST     system-wide on these CPUs only (0,1 or 0-1)\n"
+    "  -A, --no-aggr, --per-cpu  a line per CPU (with -a or -C)\n"
     "  -h, --help         this text\n\n"
     "Events are opened with perf_event_open on the machine's kernel. Hardware\n"
     "events follow the EV67's two-counter constraints; when they do not fit at\n"
@@ -161,34 +181,57 @@ static void print_num(FILE *f, uint64_t v)
   fprintf(f, "%18s", out);
 }
 
-/* Prints the counts as perf stat does, scaled by enabled/running. */
+/* Prints one count as perf stat does, scaled by enabled/running; prefix is
+ * the CPU column of -A (or ""). */
+static void print_count(const struct event *e, const struct count *c, const char *prefix, const char *sep,
+                        uint64_t *hw_cycles, uint64_t *hw_insns)
+{
+  double scaled = c->running ? (double)c->value * ((double)c->enabled / (double)c->running) : 0;
+  double pct = c->enabled ? 100.0 * (double)c->running / (double)c->enabled : 0;
+  uint64_t v = (uint64_t)(scaled + 0.5);
+  bool hw = e->attr.type == PERF_TYPE_HARDWARE;
+  if (hw && e->attr.config == PERF_COUNT_HW_CPU_CYCLES) *hw_cycles = v;
+  if (hw && e->attr.config == PERF_COUNT_HW_INSTRUCTIONS) *hw_insns = v;
+  const char *why = e->err ? "<not supported>" : "<not counted>";
+  if (sep) {
+    if (*prefix) fprintf(stderr, "%s%s", prefix, sep);
+    if (c->running)
+      fprintf(stderr, "%llu%s%s%s%s%s%llu%s%.2f%s%s\n", (unsigned long long)v, sep, "", sep, e->name,
+              sep, (unsigned long long)c->running, sep, pct, sep, sep);
+    else fprintf(stderr, "%s%s%s%s%s0%s0.00%s%s\n", why, sep, sep, e->name, sep, sep, sep, sep);
+    return;
+  }
+  fprintf(stderr, "%s", prefix);
+  if (!c->running) { fprintf(stderr, "%18s      %-28s\n", why, e->name); return; }
+  print_num(stderr, v);
+  fprintf(stderr, "      %-28s", e->name);
+  if (hw && e->attr.config == PERF_COUNT_HW_INSTRUCTIONS && *hw_cycles)
+    fprintf(stderr, " #  %5.2f  insn per cycle", (double)*hw_insns / (double)*hw_cycles);
+  if (pct < 99.995) fprintf(stderr, "  (%.2f%%)", pct);
+  fprintf(stderr, "\n");
+}
+
+/* Prints the counts: summed over the CPUs, or a line per CPU with -A. */
 static void print_counts(const struct stat_run *r, const char *prog, const char *sep)
 {
   uint64_t hw_cycles = 0, hw_insns = 0;
-  for (int i = 0; i < r->n; i++) {
-    const struct event *e = &r->ev[i];
-    double scaled = e->running ? (double)e->value * ((double)e->enabled / (double)e->running) : 0;
-    double pct = e->enabled ? 100.0 * (double)e->running / (double)e->enabled : 0;
-    uint64_t v = (uint64_t)(scaled + 0.5);
-    bool hw = e->attr.type == PERF_TYPE_HARDWARE;
-    if (hw && e->attr.config == PERF_COUNT_HW_CPU_CYCLES) hw_cycles = v;
-    if (hw && e->attr.config == PERF_COUNT_HW_INSTRUCTIONS) hw_insns = v;
-    const char *why = e->err ? "<not supported>" : "<not counted>";
-    if (sep) {
-      if (e->running)
-        fprintf(stderr, "%llu%s%s%s%s%s%llu%s%.2f%s%s\n", (unsigned long long)v, sep, "", sep, e->name,
-                sep, (unsigned long long)e->running, sep, pct, sep, sep);
-      else fprintf(stderr, "%s%s%s%s%s0%s0.00%s%s\n", why, sep, sep, e->name, sep, sep, sep, sep);
-      continue;
+  if (!sep) {
+    if (r->cpus[0] >= 0) fprintf(stderr, "\n Performance counter stats for 'system wide':\n\n");
+    else fprintf(stderr, "\n Performance counter stats for '%s':\n\n", prog);
+  }
+  for (int k = 0; r->no_aggr && k < r->ncpus; k++) {
+    char prefix[16];
+    snprintf(prefix, sizeof prefix, sep ? "CPU%d" : "CPU%-4d", r->cpus[k]);
+    for (int i = 0; i < r->n; i++) print_count(&r->ev[i], &r->ev[i].cpu[k], prefix, sep, &hw_cycles, &hw_insns);
+  }
+  for (int i = 0; !r->no_aggr && i < r->n; i++) {
+    struct count sum = { 0, 0, 0 };
+    for (int k = 0; k < r->ncpus; k++) {
+      sum.value += r->ev[i].cpu[k].value;
+      sum.enabled += r->ev[i].cpu[k].enabled;
+      sum.running += r->ev[i].cpu[k].running;
     }
-    if (i == 0) fprintf(stderr, "\n Performance counter stats for '%s':\n\n", prog);
-    if (!e->running) { fprintf(stderr, "%18s      %-28s\n", why, e->name); continue; }
-    print_num(stderr, v);
-    fprintf(stderr, "      %-28s", e->name);
-    if (hw && e->attr.config == PERF_COUNT_HW_INSTRUCTIONS && hw_cycles)
-      fprintf(stderr, " #  %5.2f  insn per cycle", (double)hw_insns / (double)hw_cycles);
-    if (pct < 99.995) fprintf(stderr, "  (%.2f%%)", pct);
-    fprintf(stderr, "\n");
+    print_count(&r->ev[i], &sum, "", sep, &hw_cycles, &hw_insns);
   }
 }
 
@@ -199,7 +242,9 @@ int cmd_stat(int argc, char **argv)
     { "list", no_argument, 0, 'l' }, { "seed", required_argument, 0, 'S' },
     { "sysroot", required_argument, 0, 's' }, { "help", no_argument, 0, 'h' },
     { "dump-fates", required_argument, 0, 'D' }, { "user", no_argument, 0, 'U' },
-    { "paranoid", required_argument, 0, 'N' }, { "cpus", required_argument, 0, 'C' }, { 0, 0, 0, 0 },
+    { "paranoid", required_argument, 0, 'N' }, { "cpus", required_argument, 0, 'M' },
+    { "all-cpus", no_argument, 0, 'a' }, { "cpu", required_argument, 0, 'C' },
+    { "no-aggr", no_argument, 0, 'A' }, { "per-cpu", no_argument, 0, 'A' }, { 0, 0, 0, 0 },
   };
   struct stat_run r;
   memset(&r, 0, sizeof r);
@@ -210,7 +255,9 @@ int cmd_stat(int argc, char **argv)
   const char *sep = NULL;
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+e:x:h", opts, NULL)) != -1) {
+  const char *cpu_list = NULL;
+  bool all_cpus = false;
+  while ((c = getopt_long(argc, argv, "+e:x:haC:A", opts, NULL)) != -1) {
     switch (c) {
     case 'e': {
       char *list = strdup(optarg), *cursor = list;
@@ -238,7 +285,10 @@ int cmd_stat(int argc, char **argv)
       break;
     }
     case 'U': mo.perf.privileged = false; break;
-    case 'C': if (tool_parse_cpus("stat", optarg, &mo.ncpus)) return 2; break;
+    case 'M': if (tool_parse_cpus("stat", optarg, &mo.ncpus)) return 2; break;
+    case 'a': all_cpus = true; break;
+    case 'C': cpu_list = optarg; break;
+    case 'A': r.no_aggr = true; break;
     case 's': mo.os.sysroot = optarg; break;
     case 'D':
       if (sscanf(optarg, "%llu:%llu", (unsigned long long *)&mo.dump_from,
@@ -256,12 +306,24 @@ int cmd_stat(int argc, char **argv)
     const char *def[] = { "cycles", "instructions", "sim/branches/", "sim/branch-misses/" };
     for (int i = 0; i < 4; i++) parse_event(def[i], &r.ev[r.n++]);
   }
+  int machine_cpus = mo.ncpus ? mo.ncpus : 1;
+  if (cpu_list) {
+    if (tool_parse_cpu_list("stat", cpu_list, machine_cpus, r.cpus, &r.ncpus)) return 2;
+  } else if (all_cpus) {
+    for (int i = 0; i < machine_cpus; i++) r.cpus[r.ncpus++] = i;
+  } else {
+    r.cpus[r.ncpus++] = -1;
+  }
+  if (r.no_aggr && r.cpus[0] < 0) {
+    fprintf(stderr, "profileme stat: -A (--no-aggr, --per-cpu) counts per CPU: use it with -a or -C\n");
+    return 2;
+  }
   signal(SIGPIPE, SIG_IGN);
   const char *prog = argv[optind];
   int rc;
   r.m = tool_spawn("stat", &mo, argc - optind, argv + optind, &rc);
   if (!r.m) return rc;
-  if (open_events(&r, machine_init_pid(r.m))) { machine_destroy(r.m); return 1; }
+  if (open_events(&r, machine_init_pid(r.m))) { close_events(&r); machine_destroy(r.m); return 1; }
   progress_start(&r.progress, "stat", true);
   machine_set_poll(r.m, stat_poll, &r);
   struct timespec t0, t1;
@@ -281,7 +343,7 @@ int cmd_stat(int argc, char **argv)
     fprintf(stderr, "  %15.9f seconds host time, %.1f guest MIPS\n\n", host_s,
             host_s > 0 ? (double)mp.insns / host_s / 1e6 : 0.0);
   }
-  for (int i = 0; i < r.n; i++) if (r.ev[i].fd >= 0) machine_perf_close(r.m, r.ev[i].fd);
+  close_events(&r);
   rc = tool_exit_status(status);
   machine_destroy(r.m);
   return rc;

@@ -43,6 +43,38 @@ int tool_parse_cpus(const char *cmd, const char *arg, int *ncpus)
   return 0;
 }
 
+int tool_parse_cpu_list(const char *cmd, const char *arg, int ncpus, int *out, int *n)
+{
+  bool want[MACHINE_MAX_CPUS] = { false };
+  const char *p = arg;
+  while (*p) {
+    char *end;
+    long lo = strtol(p, &end, 10), hi = lo;
+    if (end == p) goto bad;
+    if (*end == '-') {
+      const char *q = end + 1;
+      hi = strtol(q, &end, 10);
+      if (end == q) goto bad;
+    }
+    if (lo < 0 || hi < lo) goto bad;
+    if (hi >= ncpus) {
+      fprintf(stderr, "profileme %s: CPU %ld is not in the machine: it has %d CPU%s (0-%d; --cpus sets how many)\n",
+              cmd, hi, ncpus, ncpus > 1 ? "s" : "", ncpus - 1);
+      return 2;
+    }
+    for (long c = lo; c <= hi; c++) want[c] = true;
+    if (*end == ',') end++;
+    else if (*end) goto bad;
+    p = end;
+  }
+  *n = 0;
+  for (int c = 0; c < ncpus; c++) if (want[c]) out[(*n)++] = c;
+  if (*n) return 0;
+bad:
+  fprintf(stderr, "profileme %s: bad CPU list '%s' (for example 0,1 or 0-1)\n", cmd, arg);
+  return 2;
+}
+
 int tool_exit_status(int status)
 {
   return status & 0x7f ? 128 + sig_to_host(status & 0x7f) : (status >> 8) & 0xff;

@@ -14,6 +14,10 @@ struct machine *tool_spawn(const char *cmd, const struct machine_opts *mo, int a
 /* Parses --cpus: 1..MACHINE_MAX_CPUS. Returns 0, or 2 (the exit status)
  * after a message. */
 int tool_parse_cpus(const char *cmd, const char *arg, int *ncpus);
+/* Parses a CPU list ("0,2", "0-3") of a machine of ncpus CPUs into out
+ * (at most MACHINE_MAX_CPUS, ascending, no repeats). Returns 0, or 2 after a
+ * message. */
+int tool_parse_cpu_list(const char *cmd, const char *arg, int ncpus, int *out, int *n);
 /* The command's exit status for a guest wait status (128+signal when killed). */
 int tool_exit_status(int status);
 

@@ -117,25 +117,28 @@ static void test_layouts(void)
   CHECK(at64(d, 80) == e->count && at64(d, 88) == e->id && at64(d, 96) == 33 && at64(d, 104) == 0x1234,
         "layouts: read value and id, weight, data_src");
   const uint8_t *r = d + 112;
-  perf_record_comm(c, 7, 9, "ls", true);
+  const struct perf_task ls = { .pid = 7, .tid = 1000 }, stranger = { .pid = 8, .tid = 8 };
+  perf_record_comm(c, 0, &stranger, "sh", true);
+  CHECK_EQ_U64(perf_event_user_page(e)->data_head, 112, "no COMM for a task the event does not follow");
+  perf_record_comm(c, 0, &ls, "ls", true);
   h = (const void *)r;
   CHECK(h->type == PERF_RECORD_COMM && h->misc == PERF_RECORD_MISC_COMM_EXEC && h->size == 72,
         "layouts: COMM of 8 + 16 + 48-byte trailer (size %u)", h->size);
-  CHECK(at32(r, 8) == 7 && at32(r, 12) == 9 && strcmp((const char *)r + 16, "ls") == 0 && at64(r, 16) == 0x736c,
+  CHECK(at32(r, 8) == 7 && at32(r, 12) == 1000 && strcmp((const char *)r + 16, "ls") == 0 && at64(r, 16) == 0x736c,
         "layouts: COMM pid, tid, comm NUL-padded to 8");
-  CHECK(at32(r, 24) == 7 && at32(r, 28) == 9 && at64(r, 32) == 5555 && at64(r, 40) == e->id &&
+  CHECK(at32(r, 24) == 7 && at32(r, 28) == 1000 && at64(r, 32) == 5555 && at64(r, 40) == e->id &&
         at64(r, 48) == e->id && at64(r, 56) == 0 && at64(r, 64) == e->id,
         "layouts: trailer pid/tid, time, id, stream_id, cpu/res, identifier last");
   r += 72;
-  perf_record_mmap2(c, 7, 9, 0x120000000, 0x4000, 0x2000, 5, 2, "/bin/ls", false);
+  perf_record_mmap2(c, 0, &ls, 0x120000000, 0x4000, 0x2000, 5, 2, "/bin/ls");
   h = (const void *)r;
   CHECK(h->type == PERF_RECORD_MMAP2 && h->misc == PERF_RECORD_MISC_USER && h->size == 128,
         "layouts: MMAP2 of 72 + 8 + 48-byte trailer (size %u)", h->size);
-  CHECK(at32(r, 8) == 7 && at32(r, 12) == 9 && at64(r, 16) == 0x120000000 && at64(r, 24) == 0x4000 &&
+  CHECK(at32(r, 8) == 7 && at32(r, 12) == 1000 && at64(r, 16) == 0x120000000 && at64(r, 24) == 0x4000 &&
         at64(r, 32) == 0x2000 && at64(r, 40) == 0 && at64(r, 48) == 0 && at64(r, 56) == 0 &&
         at32(r, 64) == 5 && at32(r, 68) == 2 && strcmp((const char *)r + 72, "/bin/ls") == 0,
         "layouts: MMAP2 pid, tid, addr, len, pgoff, maj/min, ino, ino_generation, prot, flags, filename");
-  CHECK(at64(r, 80) == ((uint64_t)9 << 32 | 7) && at64(r, 120) == e->id, "layouts: MMAP2 trailer");
+  CHECK(at64(r, 80) == ((uint64_t)1000 << 32 | 7) && at64(r, 120) == e->id, "layouts: MMAP2 trailer");
   perf_event_close(e);
   perf_ctx_destroy(c);
 }
