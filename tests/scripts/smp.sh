@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Several CPUs and the kernel's perf on them (issue: the kernel owns perf).
+# Oracles: the sim/ ground truth, analytical answers (two CPU-bound threads on
+# two CPUs take half the time of one), counts that must agree with each other
+# (per-CPU counts sum to the system-wide count; an inherited count is the
+# whole workload's), and Linux perf reading the files.
+set -u
+. "$(dirname "$0")/../lib/common.bash"
+out=$BUILD/smp
+mkdir -p "$out"
+cd "$out"
+pass() { echo "PASS smp/$1"; }
+fail() { echo "FAIL smp/$1: $2"; }
+for p in spin2 forkwork sys2; do
+  alpha_static "$root/tests/smp/$p.c" "$out/$p" || { fail build "cannot build $p"; exit 0; }
+done
+# stat_csv ARGS...: profileme stat -x, output (stderr) only.
+stat_csv() { "$PROFILEME" stat -x, "$@" 2>&1 >/dev/null; }
+# field CSV EVENT: the value of EVENT in stat -x, output.
+field() { awk -F, -v e="$2" '$3 == e { print $1; exit }' <<<"$1"; }
+
+# Two CPU-bound threads: about half the simulated time on two CPUs (elapsed
+# guest time = the run's cycles on the CPU that finished last), the same
+# output, and per-task perf counts equal to the exact ground truth.
+t1=$("$PROFILEME" stat --cpus 1 -e sim/cycles/ -- ./spin2 1000000 2>&1 >/dev/null | awk '/seconds time elapsed/ { print $1 }')
+t2=$("$PROFILEME" stat --cpus 2 -e sim/cycles/ -- ./spin2 1000000 2>&1 >/dev/null | awk '/seconds time elapsed/ { print $1 }')
+if awk -v a="$t1" -v b="$t2" 'BEGIN { r = b / a; exit !(a > 0 && r > 0.45 && r < 0.6) }'; then
+  pass "two-threads-half-time: $t1 s on 1 CPU, $t2 s on 2 ($(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b / a }'))"
+else fail two-threads-half-time "$t1 s on 1 CPU, $t2 s on 2"; fi
+r=$(stat_csv --cpus 2 -e cycles,instructions,sim/cycles/,sim/instructions/ -- ./spin2 1000000)
+if [ -n "$(field "$r" cycles)" ] && [ "$(field "$r" cycles)" = "$(field "$r" sim/cycles/)" ] &&
+   [ "$(field "$r" instructions)" = "$(field "$r" sim/instructions/)" ]; then
+  pass "per-task-counts-exact: cycles $(field "$r" cycles) and instructions $(field "$r" instructions) on 2 CPUs equal sim/"
+else fail per-task-counts-exact "$r"; fi
+
+# Per-CPU counts (-A) sum to the system-wide count (-a); the same run twice.
+a=$(stat_csv --cpus 2 -a -e instructions -- ./spin2 500000)
+A=$(stat_csv --cpus 2 -a -A -e instructions -- ./spin2 500000)
+sum=$(awk -F, '$4 == "instructions" { s += $2 } END { print s + 0 }' <<<"$A")
+ncpu=$(grep -c '^CPU[01],' <<<"$A")
+if [ "$ncpu" = 2 ] && [ "$sum" = "$(field "$a" instructions)" ] && [ "$sum" -gt 0 ]; then
+  pass "per-cpu-sums-to-system-wide: CPU0 + CPU1 = $sum instructions"
+else fail per-cpu-sums-to-system-wide "sum $sum ($ncpu CPU lines), system-wide '$(field "$a" instructions)'"; fi
+
+# Inherit: the parent's count includes its exited children. forkwork runs 4
+# processes of N loop iterations (at least 3 instructions each); the count
+# with inherit is within 0.1% of the system-wide count, and grows from N=3000
+# to N=300000 by more than 4 x 297000 x 3 instructions, which one process
+# alone cannot do.
+inh=$(field "$(stat_csv --cpus 2 -e instructions -- ./forkwork 300000)" instructions)
+sys=$(field "$(stat_csv --cpus 2 -a -e instructions -- ./forkwork 300000)" instructions)
+small=$(field "$(stat_csv --cpus 2 -e instructions -- ./forkwork 3000)" instructions)
+if awk -v i="$inh" -v s="$sys" -v m="$small" 'BEGIN { d = (s - i) / s; w = i - m;
+     exit !(i > 0 && d >= 0 && d < 0.001 && w > 4 * 297000 * 3) }'; then
+  pass "inherit-includes-children: $inh instructions with inherit, $sys system-wide"
+else fail inherit-includes-children "inherited $inh, system-wide $sys, small run $small"; fi
+
+# Multiplexing on two CPUs: four hardware events on two counters, each CPU
+# rotating on its own tick; scaled cycles within 3% of sim/.
+r=$(stat_csv --cpus 2 -e cycles,instructions,cache-misses,mbox-replays,sim/cycles/ -- ./spin2 2000000)
+if awk -F, '{ v[$3] = $1; p[$3] = $5 } END { e = v["cycles"] / v["sim/cycles/"] - 1;
+     exit !(p["cycles"] > 5 && p["cycles"] < 95 && e > -0.03 && e < 0.03) }' <<<"$r"; then
+  pass "multiplexed-on-two-cpus: $(awk -F, '$3 == "cycles" { printf "cycles ran %s%%", $5 }' <<<"$r"), scaled within 3% of sim/"
+else fail multiplexed-on-two-cpus "$r"; fi
+
+# record -a on two CPUs: samples from both CPUs, each with the workload's
+# pid; Linux perf reads the file and agrees on the CPUs.
+rm -f sw.data
+if "$PROFILEME" record -q --cpus 2 -a --privileged -o sw.data -- ./spin2 1000000 >/dev/null 2>rec.err; then
+  cpus=$(perf script -i sw.data -F pid,cpu 2>/dev/null | awk '{ gsub(/[][]/, "", $2); n[$2 + 0]++; p[$1]++ }
+         END { for (c in n) printf "%s:%d ", c, n[c]; printf "| pids %d", length(p) }')
+  ours=$("$PROFILEME" report -i sw.data --stdio --sort cpu 2>/dev/null | grep -c '^ .*%  00[01]')
+  if [[ $cpus == *"0:"*"1:"* || $cpus == *"1:"*"0:"* ]] && [[ $cpus == *"| pids 1" ]] && [ "$ours" = 2 ]; then
+    pass "record-system-wide: samples per CPU $cpus (perf script); report --sort cpu shows both"
+  else fail record-system-wide "perf script: '$cpus'; report --sort cpu rows: $ours"; fi
+else fail record-system-wide "record failed: $(head -c 300 rec.err)"; fi
+
+# User-only and kernel-only ProfileMe recordings on each CPU (of two
+# CPU-bound threads, and of two threads making system calls): every sample's
+# mode matches its ip's (kernel ips are the synthetic kernel's), on the CPU
+# asked for.
+for mode in u k; do
+  for c in 0 1; do
+    rm -f m.data
+    prog=(./spin2 300000); [ $mode = k ] && prog=(./sys2 20000)
+    if ! "$PROFILEME" record -q --cpus 2 -C $c --privileged -e cycles:p$mode -c 2003 -o m.data -- "${prog[@]}" \
+         >/dev/null 2>rec.err; then
+      fail "mode-$mode-cpu$c" "record failed: $(head -c 200 rec.err)"; continue
+    fi
+    bad=$(perf script -i m.data -F cpu,ip 2>/dev/null | awk -v m=$mode -v c=$c '
+      { gsub(/[][]/, "", $1); k = ($2 ~ /^fffffc/); n++;
+        if ($1 + 0 != c || (m == "u" && k) || (m == "k" && !k)) bad++ }
+      END { printf "%d %d", bad + 0, n + 0 }')
+    set -- $bad
+    if [ "$1" = 0 ] && [ "$2" -gt 0 ]; then pass "mode-$mode-cpu$c: $2 samples, all in mode :$mode on CPU $c"
+    else fail "mode-$mode-cpu$c" "$1 of $2 samples on the wrong CPU or mode"; fi
+  done
+done
+
+# Bad input: perf-like messages and exit status 2, never a run.
+bad_input() {
+  local name=$1; shift
+  "$PROFILEME" "$@" >/dev/null 2>bad.err
+  local st=$?
+  if [ "$st" = 2 ] && [ -s bad.err ]; then pass "bad-input-$name: status 2, '$(head -n 1 bad.err)'"
+  else fail "bad-input-$name" "status $st: $(head -c 200 bad.err)"; fi
+}
+bad_input cpus-0 run --cpus 0 ./spin2 10
+bad_input cpus-9 stat --cpus 9 ./spin2 10
+bad_input cpu-list-past-the-machine record --cpus 2 -C 0,5 -o bad.data ./spin2 10
+bad_input cpu-list-syntax stat --cpus 2 -a -C 1-x ./spin2 10
+bad_input per-thread-with-cpu-list record --per-thread -C 0 -o bad.data ./spin2 10
+bad_input no-aggr-without-cpus stat -A ./spin2 10
