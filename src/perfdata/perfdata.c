@@ -41,7 +41,7 @@ _Static_assert(sizeof(struct perf_event_attr) >= PD_ATTR_SIZE, "uapi perf_event_
 /* Feature bits (tools/perf/util/header.h, 6.1 numbering). */
 enum {
   FEAT_BUILD_ID = 2, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
-  FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC,
+  FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_CPU_TOPOLOGY,
   FEAT_SAMPLE_TIME = 21, FEAT_BITS = 256
 };
 
@@ -488,6 +488,24 @@ static bool w_feature(const struct pd_writer *w, int f, struct pd_buf *b)
     buf_u32(b, w->cpus_avail);
     buf_u32(b, w->cpus_online);
     return w->cpus_avail || w->cpus_online;
+  case FEAT_CPU_TOPOLOGY: {
+    /* write_cpu_topology as Alpha Linux's sysfs gives it (no topology.h:
+     * every CPU its own package and core, core_id 0, physical_package_id
+     * -1); no die lists, which perf writes only for x86 and s390. */
+    char cpu[16];
+    for (int list = 0; list < 2; list++) {   /* package lists, then core lists */
+      buf_u32(b, w->cpus_avail);
+      for (uint32_t i = 0; i < w->cpus_avail; i++) {
+        snprintf(cpu, sizeof cpu, "%u", i);
+        buf_string(b, cpu);
+      }
+    }
+    for (uint32_t i = 0; i < w->cpus_avail; i++) {
+      buf_u32(b, 0);                 /* core_id */
+      buf_u32(b, UINT32_MAX);        /* socket_id: physical_package_id -1 */
+    }
+    return w->cpus_avail > 0;
+  }
   case FEAT_TOTAL_MEM:
     buf_u64(b, w->total_mem_kb);
     return w->total_mem_kb != 0;
@@ -526,7 +544,8 @@ static int w_features(struct pd_writer *w, uint64_t features[FEAT_BITS / 64])
 {
   static const int order[] = {
     FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
-    FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_SAMPLE_TIME,
+    FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_CPU_TOPOLOGY,
+    FEAT_SAMPLE_TIME,
   };
   enum { N = sizeof order / sizeof order[0] };
   struct pd_buf b[N];

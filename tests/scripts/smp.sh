@@ -75,6 +75,12 @@ if "$PROFILEME" record -q --cpus 2 -a --privileged -o sw.data -- ./spin2 1000000
   else fail record-system-wide "perf script: '$cpus'; report --sort cpu rows: $ours"; fi
 else fail record-system-wide "record failed: $(head -c 300 rec.err)"; fi
 
+# The header says how many CPUs and their topology, as Linux perf reads it.
+hdr=$(perf report -i sw.data --header-only -I 2>/dev/null)
+if grep -q '^# nrcpus avail : 2' <<<"$hdr" && grep -q '^# CPU 1: Core ID 0, Socket ID -1' <<<"$hdr"; then
+  pass "header-nrcpus-topology: perf reads nrcpus avail 2 and the topology of CPU 1"
+else fail header-nrcpus-topology "$(grep -i 'nrcpus\|CPU [01]:' <<<"$hdr" | head -4)"; fi
+
 # User-only and kernel-only ProfileMe recordings on each CPU (of two
 # CPU-bound threads, and of two threads making system calls): every sample's
 # mode matches its ip's (kernel ips are the synthetic kernel's), on the CPU
