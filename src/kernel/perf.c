@@ -574,6 +574,39 @@ void perf_record_exit(struct perf_ctx *c, int cpu, const struct perf_task *t, ui
   task_record(c, cpu, t, PERF_RECORD_EXIT, t->pid, ppid, t->tid, t->tid);
 }
 
+void perf_record_switch(struct perf_ctx *c, int cpu, const struct perf_task *t, const struct perf_task *other,
+                        bool out, bool preempt)
+{
+  uint64_t time = perf_ctx_time(c);
+  struct perf_rb *done[16];
+  int ndone = 0;
+  if (cpu < 0 || cpu >= c->sys.ncpus) return;
+  for (struct perf_event *e = c->events; e; e = e->next) {
+    if (!e->attr.context_switch || !e->rb) continue;
+    bool wide = e->target < 0;
+    if (wide ? !e->child[cpu] : !follows(e, t)) continue;
+    bool seen = false;   /* one copy per ring, as with SET_OUTPUT */
+    for (int i = 0; i < ndone; i++) if (done[i] == e->rb) seen = true;
+    if (seen) continue;
+    if (ndone < 16) done[ndone++] = e->rb;
+    /* perf_event_switch_output: a task event gets SWITCH; a CPU-wide one
+     * SWITCH_CPU_WIDE with the task switched to or from (0/0: idle). */
+    uint8_t rec[128] = { 0 };
+    struct perf_event_header *h = (struct perf_event_header *)rec;
+    size_t n = 8;
+    h->type = wide ? PERF_RECORD_SWITCH_CPU_WIDE : PERF_RECORD_SWITCH;
+    h->misc = out ? PERF_RECORD_MISC_SWITCH_OUT | (preempt ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0) : 0;
+    if (wide) {
+      uint32_t np[2] = { other ? other->pid : 0, other ? other->tid : 0 };
+      memcpy(rec + n, np, 8);
+      n += 8;
+    }
+    n += id_trailer(e->child[cpu] ? e->child[cpu] : e, rec + n, t->pid, t->tid, time);
+    h->size = (uint16_t)n;
+    output(e, rec, n, t->pid, t->tid);
+  }
+}
+
 /* ---- enable, disable, read, close (of the events the tool opened) ---- */
 
 void perf_event_enable(struct perf_event *e)

@@ -197,6 +197,11 @@ void perf_record_mmap2(struct perf_ctx *c, int cpu, const struct perf_task *t, u
                        uint64_t pgoff, uint32_t prot, uint32_t flags, const char *filename);
 void perf_record_fork(struct perf_ctx *c, int cpu, const struct perf_task *child, uint32_t ppid, uint32_t ptid);
 void perf_record_exit(struct perf_ctx *c, int cpu, const struct perf_task *t, uint32_t ppid);
+/* Task t switches out of cpu (out) or in, from or to other (NULL: idle);
+ * preempt: it was still runnable. PERF_RECORD_SWITCH for the events that
+ * follow t, SWITCH_CPU_WIDE for cpu's CPU-wide events (attr.context_switch). */
+void perf_record_switch(struct perf_ctx *c, int cpu, const struct perf_task *t, const struct perf_task *other,
+                        bool out, bool preempt);
 /* The software PMU (cpu-clock, task-clock, page-faults, context-switches,
  * cpu-migrations). */
 const struct pmu *perf_sw_pmu(void);

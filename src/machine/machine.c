@@ -229,14 +229,17 @@ static void switch_hook(void *ctx, int cpu, struct task *prev, struct task *next
   struct machine *m = ctx;
   struct mcpu *c = &m->cpu[cpu];
   c->slice_ticks = 0;
+  struct perf_task pp, pn;
+  if (prev) perf_task_of(prev, &pp);
+  if (next) perf_task_of(next, &pn);
   if (prev) {
     sw_event(m, cpu, PERF_COUNT_SW_CONTEXT_SWITCHES, prev, prev->ctx.pc);   /* to a task or to idle */
+    perf_record_switch(m->perf, cpu, &pp, next ? &pn : NULL, true, prev->state == TASK_RUNNABLE);
     perf_sched_out(m->perf, cpu);
   }
   if (!next) return;
-  struct perf_task pt;
-  perf_task_of(next, &pt);
-  perf_sched_in(m->perf, cpu, &pt);
+  perf_sched_in(m->perf, cpu, &pn);
+  perf_record_switch(m->perf, cpu, &pn, prev ? &pp : NULL, false, false);
   if (migrated) sw_event(m, cpu, PERF_COUNT_SW_CPU_MIGRATIONS, next, next->ctx.pc);
   if (prev && m->opt.timed) kernel_work(c, KACT_SCHEDULE, 0, 0);
 }

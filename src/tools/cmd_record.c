@@ -159,6 +159,8 @@ static void usage(FILE *f)
     "  -a, --all-cpus        system-wide: every task on every CPU (needs --privileged)\n"
     "  -C, --cpu LIST        system-wide on these CPUs only (0,1 or 0-1)\n"
     "      --per-thread      follow the workload's first thread only (no inherit)\n"
+    "      --switch-events   record context switches (PERF_RECORD_SWITCH, and\n"
+    "                        SWITCH_CPU_WIDE with -a or -C)\n"
     "      --privileged      record as root (CAP_PERFMON); default: a normal user\n"
     "      --paranoid N      kernel.perf_event_paranoid for the run (default 2)\n"
     "      --sysroot DIR     where absolute guest paths are looked up first\n"
@@ -174,7 +176,7 @@ struct rec_opts {
   uint64_t count, freq;
   const char *out;
   bool quiet;
-  bool all_cpus, per_thread;
+  bool all_cpus, per_thread, switch_events;
   const char *cpu_list;          /* -C */
   int cpus[MACHINE_MAX_CPUS];    /* the CPUs events are opened on; -1: the workload's, wherever it runs */
   int ncpus;
@@ -191,7 +193,8 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "paranoid", required_argument, 0, 'N' }, { "sysroot", required_argument, 0, 's' },
     { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' },
     { "cpus", required_argument, 0, 'M' }, { "all-cpus", no_argument, 0, 'a' },
-    { "cpu", required_argument, 0, 'C' }, { "per-thread", no_argument, 0, 'T' }, { 0, 0, 0, 0 },
+    { "cpu", required_argument, 0, 'C' }, { "per-thread", no_argument, 0, 'T' },
+    { "switch-events", no_argument, 0, 'W' }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
@@ -214,6 +217,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 'a': o->all_cpus = true; break;
     case 'C': o->cpu_list = optarg; break;
     case 'T': o->per_thread = true; break;
+    case 'W': o->switch_events = true; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
@@ -261,6 +265,7 @@ static int build_attrs(struct rec *r, const struct rec_opts *o)
     snprintf(r->names[i], sizeof r->names[i], "%s", o->events[i]);
   }
   r->attr[0].comm = r->attr[0].mmap = r->attr[0].mmap2 = r->attr[0].task = 1;
+  r->attr[0].context_switch = o->switch_events;
   return 0;
 }
 

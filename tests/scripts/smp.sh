@@ -75,6 +75,27 @@ if "$PROFILEME" record -q --cpus 2 -a --privileged -o sw.data -- ./spin2 1000000
   else fail record-system-wide "perf script: '$cpus'; report --sort cpu rows: $ours"; fi
 else fail record-system-wide "record failed: $(head -c 300 rec.err)"; fi
 
+# --switch-events: PERF_RECORD_SWITCH for the workload's tasks, and
+# SWITCH_CPU_WIDE with -a; Linux perf reads both, and on each CPU every task
+# switched in is switched out by the end of the run.
+sw_check() {
+  local name=$1 type=$2; shift 2
+  rm -f swe.data
+  if ! "$PROFILEME" record -q --cpus 2 --switch-events "$@" -o swe.data -- ./spin2 200000 >/dev/null 2>rec.err; then
+    fail "$name" "record failed: $(head -c 200 rec.err)"; return
+  fi
+  local r
+  r=$(perf script -i swe.data --show-switch-events 2>/dev/null | awk -v t="$type" '
+    $5 == t { c = $3; gsub(/[][]/, "", c); if ($6 == "IN") in_[c]++; else if ($6 == "OUT") out[c]++ }
+    END { ok = 1; for (c in in_) { n++; if (in_[c] != out[c]) ok = 0; s = s sprintf("CPU%d %d in %d out; ", c, in_[c], out[c]) }
+          printf "%d %d %s", ok, n, s }')
+  set -- $r
+  if [ "$1" = 1 ] && [ "$2" = 2 ]; then pass "$name: ${r#* * }"
+  else fail "$name" "$r"; fi
+}
+sw_check switch-events PERF_RECORD_SWITCH
+sw_check switch-events-cpu-wide PERF_RECORD_SWITCH_CPU_WIDE -a --privileged
+
 # The header says how many CPUs and their topology, as Linux perf reads it.
 hdr=$(perf report -i sw.data --header-only -I 2>/dev/null)
 if grep -q '^# nrcpus avail : 2' <<<"$hdr" && grep -q '^# CPU 1: Core ID 0, Socket ID -1' <<<"$hdr"; then
