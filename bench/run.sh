@@ -24,6 +24,7 @@ mkdir -p "$out"
 for k in libc hello; do
   "$CC_ALPHA" -O2 -Wall -o "$out/$k" "bench/$k.c"
 done
+"$CC_ALPHA" -O2 -Wall -static -Wl,--no-relax -o "$out/spin2" tests/smp/spin2.c
 
 now() { date +%s.%N; }
 tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT
@@ -79,6 +80,26 @@ bench_timed() {
 bench_timed loop "${BENCH_TIMED_LOOP_ITERS:-20000000}"
 bench_timed libc 1
 echo "slowdown = timed wall time / functional-only wall time on the same run."
+
+# Several CPUs: the same two-thread CPU-bound program on a timed machine of
+# one and of two CPUs. The simulator runs the CPUs in turn, so its speed per
+# guest instruction should not drop with more CPUs (goal: within 25%), while
+# the simulated time halves.
+printf '\n%-8s %14s %10s %10s %12s\n' cpus "guest insns" "timed s" "timed MIPS" "guest ms"
+bench_cpus() {
+  local n=$1 t insns ms
+  t=$(best_time "$PROFILEME" stat --cpus "$n" -e instructions -- "$out/spin2" "${BENCH_SPIN_ITERS:-3000000}")
+  insns=$(sed -n 's/^ *\([0-9,]*\) *instructions.*/\1/p' "$tmp" | tr -d ,)
+  ms=$(awk '/seconds time elapsed/ { print $1 * 1000 }' "$tmp")
+  awk -v n="$n" -v i="$insns" -v t="$t" -v ms="$ms" 'BEGIN {
+    printf "%-8s %14.0f %10.3f %10.1f %12.3f\n", n, i, t, i / t / 1e6, ms }'
+  echo "$insns $t" >"$tmp.cpus$n"
+}
+bench_cpus 1
+bench_cpus 2
+read -r i1 t1 <"$tmp.cpus1"; read -r i2 t2 <"$tmp.cpus2"; rm -f "$tmp.cpus1" "$tmp.cpus2"
+awk -v i1="$i1" -v t1="$t1" -v i2="$i2" -v t2="$t2" 'BEGIN {
+  printf "speed on 2 CPUs / speed on 1 CPU: %.2f (host time per guest instruction; goal >= 0.75)\n", (i2 / t2) / (i1 / t1) }'
 
 # ProfileMe sampling: profileme record with its default event (cycles:p) on
 # the same libc run; MIPS counts the instructions stat retired above.

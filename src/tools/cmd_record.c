@@ -159,6 +159,7 @@ static void usage(FILE *f)
     "  -a, --all-cpus        system-wide: every task on every CPU (needs --privileged)\n"
     "  -C, --cpu LIST        system-wide on these CPUs only (0,1 or 0-1)\n"
     "      --per-thread      follow the workload's first thread only (no inherit)\n"
+    "  -m, --mmap-pages N    data pages (8 KB) of each ring, a power of two (default 64)\n"
     "      --switch-events   record context switches (PERF_RECORD_SWITCH, and\n"
     "                        SWITCH_CPU_WIDE with -a or -C)\n"
     "      --privileged      record as root (CAP_PERFMON); default: a normal user\n"
@@ -177,6 +178,7 @@ struct rec_opts {
   const char *out;
   bool quiet;
   bool all_cpus, per_thread, switch_events;
+  uint64_t mmap_pages;           /* data pages per ring (-m) */
   const char *cpu_list;          /* -C */
   int cpus[MACHINE_MAX_CPUS];    /* the CPUs events are opened on; -1: the workload's, wherever it runs */
   int ncpus;
@@ -194,11 +196,11 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' },
     { "cpus", required_argument, 0, 'M' }, { "all-cpus", no_argument, 0, 'a' },
     { "cpu", required_argument, 0, 'C' }, { "per-thread", no_argument, 0, 'T' },
-    { "switch-events", no_argument, 0, 'W' }, { 0, 0, 0, 0 },
+    { "switch-events", no_argument, 0, 'W' }, { "mmap-pages", required_argument, 0, 'm' }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+e:c:F:o:qhaC:", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+e:c:F:o:qhaC:m:", opts, NULL)) != -1) {
     char *end = NULL;
     switch (c) {
     case 'e':
@@ -218,6 +220,14 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 'C': o->cpu_list = optarg; break;
     case 'T': o->per_thread = true; break;
     case 'W': o->switch_events = true; break;
+    case 'm':
+      o->mmap_pages = strtoull(optarg, &end, 0);
+      if (*end || !o->mmap_pages || (o->mmap_pages & (o->mmap_pages - 1)) || o->mmap_pages > 65536) {
+        fprintf(stderr, "profileme record: --mmap-pages wants a power of two from 1 to 65536 "
+                        "(8 KB pages), not '%s'\n", optarg);
+        return 2;
+      }
+      break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
@@ -228,6 +238,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
   }
   if (optind >= argc) { fprintf(stderr, "profileme record: no program given\n"); usage(stderr); return 2; }
   if (!o->nevents) o->events[o->nevents++] = "cycles:p";
+  if (!o->mmap_pages) o->mmap_pages = RING_PAGES;
   if (!o->count && !o->freq) o->freq = 4000;
   if (o->per_thread && (o->all_cpus || o->cpu_list)) {
     fprintf(stderr, "profileme record: --per-thread follows the workload's threads wherever they run; "
@@ -310,7 +321,7 @@ static int open_events(struct rec *r, const struct rec_opts *o)
       int e;
       if (i == 0) {
         void *map = NULL;
-        e = machine_perf_mmap(r->m, fd, (1 + RING_PAGES) * PAGE, &map);
+        e = machine_perf_mmap(r->m, fd, (1 + o->mmap_pages) * PAGE, &map);
         if (!e) r->up[r->nrings++] = map;
         first[k] = fd;
       } else {
