@@ -144,7 +144,10 @@ static bool before(void *ctx, const struct uarch_insn *ui)
       c->last_touched = t->mm->pages_touched;
     } else if (t->mm->pages_touched != c->last_touched) {
       uint64_t n = t->mm->pages_touched - c->last_touched;
-      c->last_touched = t->mm->pages_touched;
+      /* Charged once, here: the other CPUs running this address space's
+       * threads have seen these touches too. */
+      for (int i = 0; i < c->m->ncpus; i++)
+        if (c->m->cpu[i].last_mm == t->mm) c->m->cpu[i].last_touched = t->mm->pages_touched;
       for (uint64_t i = 0; i < n && i < 64; i++) kernel_work(c, KACT_PAGE_FAULT, 0, 0);
     }
   }

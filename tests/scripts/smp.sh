@@ -33,6 +33,13 @@ if [ -n "$(field "$r" cycles)" ] && [ "$(field "$r" cycles)" = "$(field "$r" sim
   pass "per-task-counts-exact: cycles $(field "$r" cycles) and instructions $(field "$r" instructions) on 2 CPUs equal sim/"
 else fail per-task-counts-exact "$r"; fi
 
+# A page first touched by one thread is one page fault, whichever CPUs run
+# the threads of that address space.
+f1=$(field "$(stat_csv --cpus 1 -e page-faults -- ./spin2 10000)" page-faults)
+f2=$(field "$(stat_csv --cpus 2 -e page-faults -- ./spin2 10000)" page-faults)
+if [ -n "$f1" ] && [ "$f1" = "$f2" ] && [ "$f1" -gt 0 ]; then pass "page-faults-once: $f1 on 1 CPU and on 2"
+else fail page-faults-once "$f1 on 1 CPU, $f2 on 2"; fi
+
 # Per-CPU counts (-A) sum to the system-wide count (-a); the same run twice.
 a=$(stat_csv --cpus 2 -a -e instructions -- ./spin2 500000)
 A=$(stat_csv --cpus 2 -a -A -e instructions -- ./spin2 500000)
