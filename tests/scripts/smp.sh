@@ -11,7 +11,7 @@ mkdir -p "$out"
 cd "$out"
 pass() { echo "PASS smp/$1"; }
 fail() { echo "FAIL smp/$1: $2"; }
-for p in spin2 forkwork sys2; do
+for p in spin2 forkwork sys2 atomic2; do
   alpha_static "$root/tests/smp/$p.c" "$out/$p" || { fail build "cannot build $p"; exit 0; }
 done
 # stat_csv ARGS...: profileme stat -x, output (stderr) only.
@@ -32,6 +32,24 @@ if [ -n "$(field "$r" cycles)" ] && [ "$(field "$r" cycles)" = "$(field "$r" sim
    [ "$(field "$r" instructions)" = "$(field "$r" sim/instructions/)" ]; then
   pass "per-task-counts-exact: cycles $(field "$r" cycles) and instructions $(field "$r" instructions) on 2 CPUs equal sim/"
 else fail per-task-counts-exact "$r"; fi
+
+# ll/sc across CPUs: another CPU's store to the locked location makes st*_c
+# fail, so atomic increments from two threads are never lost (without that,
+# 600000 increments ended at 489120), and a mutex-protected count too.
+for c in 2 4; do
+  r=$("$PROFILEME" run --cpus $c ./atomic2 300000 2>&1); st=$?
+  if [ "$st" = 0 ] && [ "$r" = "atomic 600000 locked 37500" ]; then pass "atomics-cpus$c: $r"
+  else fail "atomics-cpus$c" "status $st: $r"; fi
+done
+
+# Deterministic on two CPUs: the same run twice counts the same; three
+# CPU-bound threads on two CPUs take turns on both (cpu-migrations).
+ev=sim/cycles/,sim/instructions/,context-switches,cpu-migrations
+a=$(stat_csv --cpus 2 --seed 3 -e $ev -- ./spin2 600000 3)
+b=$(stat_csv --cpus 2 --seed 3 -e $ev -- ./spin2 600000 3)
+if [ "$a" = "$b" ] && [ "$(field "$a" cpu-migrations)" -gt 0 ]; then
+  pass "deterministic: two runs on 2 CPUs count the same ($(field "$a" context-switches) context switches, $(field "$a" cpu-migrations) migrations)"
+else fail deterministic "$a / $b"; fi
 
 # A page first touched by one thread is one page fault, whichever CPUs run
 # the threads of that address space.

@@ -1,3 +1,5 @@
+/* CPU-bound threads (2 unless argv[2] says how many, up to 8), each running
+ * N iterations of a loop (argv[1]). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +13,11 @@ static void *work(void *arg)
 int main(int argc, char **argv)
 {
     n = argc > 1 ? atol(argv[1]) : 1000000;
-    pthread_t t[2];
-    for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, work, (void *)i);
-    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    int threads = argc > 2 ? atoi(argv[2]) : 2;
+    pthread_t t[8];
+    if (threads < 1 || threads > 8) return 2;
+    for (long i = 0; i < threads; i++) pthread_create(&t[i], 0, work, (void *)i);
+    for (int i = 0; i < threads; i++) pthread_join(t[i], 0);
     puts("done");
     return 0;
 }
