@@ -1,8 +1,11 @@
 /* The synthetic kernel image: names follow Linux 6.1 (arch/alpha/kernel/entry.S,
- * traps.c, mm/fault.c, fs/read_write.c ...); addresses and sizes are ours.
- * Path lengths are rough instruction counts of those code paths, chosen so that
- * a system call costs a few hundred instructions and copying costs one
- * instruction per 8 bytes (docs/timing.md lists them). */
+ * traps.c, mm/fault.c, fs/read_write.c, kernel/events/ ...); addresses and
+ * sizes are ours. Path lengths are rough instruction counts of those code
+ * paths, chosen so that a system call costs a few hundred instructions and
+ * copying costs one instruction per 8 bytes (docs/timing.md lists them). The
+ * text is a fixed instruction mix made by a pure function of the address:
+ * integer operations, loads and stores on kernel data, and short forward
+ * conditional branches, as compiled kernel code has. */
 #include "guest/kimage.h"
 #include <string.h>
 
@@ -45,6 +48,8 @@ static const struct ksym syms[] = {
   { "timer_interrupt", K(0x8800), 0x200 },
   { "scheduler_tick", K(0x8a00), 0x400 },
   { "perf_event_task_tick", K(0x8e00), 0x400 },
+  { "perf_output_sample", K(0x9200), 0x400 },
+  { "ret_from_intr", K(0x9600), 0x100 },
 };
 
 const struct ksym *kimage_symbols(size_t *n)
@@ -89,6 +94,66 @@ static const char *syscall_fn(uint64_t nr)
   }
 }
 
+/* ---- the text ---- */
+
+static uint64_t mix(uint64_t z)
+{
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Operate format: opcode ra rb 000 0 func rc (literal: opcode ra lit 1 func rc). */
+static uint32_t opr(unsigned op, unsigned fn, unsigned ra, unsigned rb, unsigned rc)
+{
+  return op << 26 | ra << 21 | rb << 16 | fn << 5 | rc;
+}
+static uint32_t opl(unsigned op, unsigned fn, unsigned ra, unsigned lit, unsigned rc)
+{
+  return op << 26 | ra << 21 | (lit & 0xFF) << 13 | 1u << 12 | fn << 5 | rc;
+}
+/* Memory format: opcode ra rb disp16; branch format: opcode ra disp21. */
+static uint32_t mem(unsigned op, unsigned ra, unsigned rb, int disp)
+{
+  return op << 26 | ra << 21 | rb << 16 | ((uint32_t)disp & 0xFFFF);
+}
+static uint32_t bra(unsigned op, unsigned ra, int disp)
+{
+  return op << 26 | ra << 21 | ((uint32_t)disp & 0x1FFFFF);
+}
+
+uint32_t kimage_word(uint64_t pc)
+{
+  const struct ksym *s = kimage_lookup(pc);
+  if (!s || (pc & 3)) return 0;
+  uint64_t slot = (pc - s->addr) / 4, n = s->size / 4, h = mix(pc);
+  unsigned t = 1 + (unsigned)(h >> 8) % 8, u = 1 + (unsigned)(h >> 12) % 8;   /* t0..t7 */
+  unsigned base = (h >> 16) % 3 == 0 ? 30 : (h >> 16) % 3 == 1 ? 9 : 29;     /* sp, s0, gp */
+  int disp = (int)((h >> 20) & 0x3F8);
+  switch ((h >> 40) % 20) {
+  case 0: return opr(0x10, 0x20, t, u, t);                 /* addq */
+  case 1: return opl(0x10, 0x29, t, (unsigned)(h >> 24), t); /* subq lit */
+  case 2: return opr(0x11, 0x00, t, u, u);                 /* and */
+  case 3: return opr(0x11, 0x20, u, t, t);                 /* bis */
+  case 4: return opl(0x12, 0x39, t, 3, t);                 /* sll 3 */
+  case 5: return opr(0x10, 0x1D, t, u, 22);                /* cmpult -> t8 */
+  case 6: return opr(0x10, 0x32, t, u, t);                 /* s8addq */
+  case 7: return opr(0x11, 0x40, t, u, u);                 /* xor */
+  case 8: case 9: case 10: case 11: case 12:
+    return mem(0x29, t, base, disp);                       /* ldq */
+  case 13: case 14:
+    return mem(0x2D, u, 30, disp);                         /* stq to the stack */
+  case 15: case 16: case 17: {
+    uint64_t left = n - 1 - slot;                          /* forward, inside the function */
+    if (!left) return opr(0x10, 0x20, t, u, t);
+    int d = (int)(1 + (h >> 28) % (left < 5 ? left : 5));
+    static const unsigned ops[3] = { 0x39, 0x3D, 0x3A };  /* beq, bne, blt */
+    return bra(ops[(h >> 33) % 3], t, d - 1);
+  }
+  default: return opl(0x10, 0x20, t, 1, t);                /* addq t, 1, t */
+  }
+}
+
 size_t kimage_path(enum kactivity act, uint64_t nr, uint64_t bytes, struct kleg *legs, size_t max)
 {
   struct kleg l[6];
@@ -113,7 +178,14 @@ size_t kimage_path(enum kactivity act, uint64_t nr, uint64_t bytes, struct kleg 
   case KACT_INTERRUPT:
     l[n++] = (struct kleg){ by_name("entInt"), 40 };
     l[n++] = (struct kleg){ by_name("handle_irq"), 60 };
-    l[n++] = (struct kleg){ by_name("alpha_perf_event_irq_handler"), 120 };
+    l[n++] = (struct kleg){ by_name("alpha_perf_event_irq_handler"), 60 };
+    break;
+  case KACT_PMU_OUTPUT:
+    /* after the counter is rewritten: the sample written (bytes), the
+     * rest of the handler, the return to the interrupted code */
+    l[n++] = (struct kleg){ by_name("alpha_perf_event_irq_handler"), 60 };
+    if (bytes) l[n++] = (struct kleg){ by_name("perf_output_sample"), (unsigned)(40 + bytes / 8) };
+    l[n++] = (struct kleg){ by_name("ret_from_intr"), 30 };
     break;
   case KACT_TIMER:
     l[n++] = (struct kleg){ by_name("entInt"), 40 };

@@ -3,15 +3,13 @@
  * (symbols named as in arch/alpha and kernel/), so kernel-mode samples have
  * real-looking PCs and [kernel.kallsyms] symbols. Each kernel activity is a
  * path: a list of (function, instructions executed there) that the timing
- * model runs as ordinary integer instructions in kernel mode. */
+ * model runs in kernel mode through the text kimage_word describes. */
 #ifndef GUEST_KIMAGE_H
 #define GUEST_KIMAGE_H
 #include <stddef.h>
 #include <stdint.h>
 
 #define KIMAGE_TEXT_BASE 0xfffffc0000310000ull   /* arch/alpha KERNEL_START text */
-/* Every synthetic kernel instruction is this word: addq t0, 1, t0. */
-#define KIMAGE_INSN 0x40203401u
 
 struct ksym {
   const char *name;
@@ -23,7 +21,8 @@ enum kactivity {
   KACT_SYSCALL,       /* entSys ... sys_xxx ... ret_from_sys_call */
   KACT_UNALIGNED,     /* entUna, do_entUna: the fix-up of one access */
   KACT_PAGE_FAULT,    /* entMM, do_page_fault, clear_page: first touch of a page */
-  KACT_INTERRUPT,     /* entInt, handle_irq, the PMU handler */
+  KACT_INTERRUPT,     /* entInt, handle_irq, the PMU handler up to the counter rewrite */
+  KACT_PMU_OUTPUT,    /* the rest of the PMU handler: the sample written (bytes) */
   KACT_SIGNAL,        /* do_signal, setup_rt_frame */
   KACT_TIMER,         /* entInt, the timer interrupt, scheduler_tick, perf's tick */
   KACT_SCHEDULE,      /* schedule(): a context switch */
@@ -32,6 +31,10 @@ enum kactivity {
 /* One leg of a kernel path: n instructions executed in function sym. */
 struct kleg { const struct ksym *sym; unsigned insns; };
 
+/* The instruction word at pc of the kernel text (0 outside it): a fixed mix
+ * of integer operations, loads, stores and short forward conditional
+ * branches, the same for every run. */
+uint32_t kimage_word(uint64_t pc);
 /* Returns the symbol table (sorted by address) and its length. */
 const struct ksym *kimage_symbols(size_t *n);
 /* Returns the symbol containing addr, or NULL. */

@@ -23,6 +23,7 @@ struct perf_ctx {
   uint64_t next_tick[PERF_MAX_CPUS], next_rotate[PERF_MAX_CPUS];
   unsigned rot[PERF_MAX_CPUS][MAX_PMUS];   /* multiplexing: where scheduling starts */
   struct perf_task run[PERF_MAX_CPUS];     /* the task on each CPU */
+  uint64_t out_bytes;                      /* bytes written into rings so far */
   bool running[PERF_MAX_CPUS];
 };
 
@@ -66,6 +67,7 @@ static int pmu_index(const struct perf_ctx *c, const struct pmu *pmu)
 }
 
 uint64_t perf_ctx_time(struct perf_ctx *c) { return c->clock(c->clock_ctx); }
+uint64_t perf_ctx_output_bytes(const struct perf_ctx *c) { return c->out_bytes; }
 
 /* Brings an instance's time_enabled (enabled while its task runs) and
  * time_running (on the PMU) up to now (perf's update_event_times); call
@@ -358,6 +360,7 @@ static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_
     return;
   }
   rb_copy(e->ctx->phys, rb, rec, len);
+  e->ctx->out_bytes += len;
 }
 
 /* ---- samples ---- */

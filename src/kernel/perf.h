@@ -189,6 +189,9 @@ int perf_event_overflow(struct perf_event *e, struct perf_sample *s);
 int perf_event_account(struct perf_event *e);
 /* The context's clock now (ns): what TIME fields and time_enabled use. */
 uint64_t perf_ctx_time(struct perf_ctx *c);
+/* Bytes the kernel has written into ring buffers so far (the work of its
+ * output path). */
+uint64_t perf_ctx_output_bytes(const struct perf_ctx *c);
 
 /* ---- called by the kernel on task activity: side-band records about task
  * t on cpu, for the events that follow t and the CPU-wide events of cpu ---- */

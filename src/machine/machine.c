@@ -4,7 +4,14 @@
  * synthetic kernel image (guest/kimage.h), so it costs cycles and can be
  * sampled. Interrupts (the PMU's overflow, the timer at HZ) are taken at the
  * first instruction that retires after they reach the CPU (DESIGN.md). First
- * touches of guest pages are charged as page faults. */
+ * touches of guest pages are charged as page faults.
+ *
+ * Kernel paths are not constant: they run through the synthetic text's mix
+ * of loads, stores and conditional branches (shared caches and predictor),
+ * the branches taken or not as the data of the work at hand decides (a CPU's
+ * kernel state folds in each entry's cycle, syscall number and sizes), and
+ * the PMU handler's tail grows with the bytes it writes. A constant path
+ * would make sampling lock onto loops, which hardware does not do. */
 #include "machine/machine.h"
 #include "guest/kimage.h"
 #include "kernel/alpha_pmu.h"
@@ -38,6 +45,7 @@ struct mcpu {
   uint64_t next_tick;            /* cycle of the next timer interrupt */
   unsigned slice_ticks;          /* ticks the running task has had */
   bool pmu_irq, timer_irq;       /* what the interrupt being taken is for */
+  uint64_t kstate;               /* the data the kernel's branches and addresses depend on */
 };
 
 struct machine {
@@ -45,7 +53,8 @@ struct machine {
   struct os *os;
   int ncpus;
   struct mcpu cpu[MACHINE_MAX_CPUS];
-  struct axp_insn kinsn;         /* addq t0, 1, t0: the synthetic kernel instruction */
+  struct axp_insn *ktext;        /* the kernel text (kimage_word), decoded */
+  size_t nktext;
   uint64_t tick_cycles;          /* cycles between timer interrupts */
   struct perf_ctx *perf;
   struct alpha_pmu *drv;
@@ -77,10 +86,17 @@ static uint64_t perf_clock(void *ctx)
 
 /* ---- the timed core ---- */
 
+/* The decoded kernel instruction at pc, or NULL outside the text. */
+static const struct axp_insn *ktext_at(const struct machine *m, uint64_t pc)
+{
+  uint64_t i = (pc - KIMAGE_TEXT_BASE) / 4;
+  return pc >= KIMAGE_TEXT_BASE && i < m->nktext && m->ktext[i].raw ? &m->ktext[i] : NULL;
+}
+
 static const struct axp_insn *fetch_cb(void *ctx, uint64_t pc)
 {
   struct mcpu *c = ctx;
-  if (pc >= KIMAGE_TEXT_BASE) return kimage_lookup(pc) ? &c->m->kinsn : NULL;
+  if (pc >= KIMAGE_TEXT_BASE) return ktext_at(c->m, pc);
   struct task *t = c->m->os->current;
   if (!t || !t->mm) return NULL;
   return axp_fetch_decoded(&c->m->os->cpus[c->id], t->mm, pc);
@@ -104,23 +120,66 @@ static void sw_event(struct machine *m, int cpu, uint64_t config, struct task *t
   perf_sw_event(m->perf, cpu, config, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
 }
 
+static uint64_t kmix(uint64_t z)
+{
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Kernel data: a page per function, and per-task structures that move with
+ * the work (the addresses a path touches are not always the same). */
+#define KDATA_BASE 0xfffffc0001000000ull
+
+/* Fills in what the core needs of kernel instruction d at pc: the branch
+ * outcome and the data address, both from the CPU's kernel state. Each
+ * branch has its own bias (most are nearly always one way, some follow the
+ * data), as a kernel's do. Returns the next pc. */
+static uint64_t kernel_operands(struct mcpu *c, struct uarch_insn *ui)
+{
+  const struct axp_insn *d = ui->d;
+  uint64_t h = kmix(ui->pc), v = kmix(c->kstate ^ ui->pc);
+  ui->taken = false;
+  ui->ea = 0;
+  switch (axp_info[d->id].cls) {
+  case AXP_CLS_IBR: {
+    static const unsigned taken_pct[4] = { 50, 90, 10, 97 };
+    ui->taken = v % 100 < taken_pct[h & 3];
+    return ui->taken ? ui->pc + 4 + (uint64_t)(int64_t)d->imm : ui->pc + 4;
+  }
+  case AXP_CLS_ILD: case AXP_CLS_IST: {
+    uint64_t page = (ui->pc - KIMAGE_TEXT_BASE) & ~0x1FFFull;
+    ui->ea = KDATA_BASE + page + ((uint64_t)d->imm & 0x1FF8);
+    if (h & 4) ui->ea += (c->kstate >> 3 & 0xF) * 0x2000;   /* one of 16 task structures */
+    return ui->pc + 4;
+  }
+  default:
+    return ui->pc + 4;
+  }
+}
+
 /* Runs a kernel activity (kimage.h) through the core now. */
 static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t bytes)
 {
   struct machine *m = c->m;
   struct kleg legs[8];
   size_t n = kimage_path((enum kactivity)activity, nr, bytes, legs, 8);
-  struct uarch_insn ui = { .d = &m->kinsn, .kernel = true, .asn = 0 };
+  /* The data this entry works on: when it happens, what was asked. */
+  c->kstate = kmix(c->kstate ^ ev67_now(c->core) ^ nr << 20 ^ bytes << 40 ^ (uint64_t)activity);
   /* Entering the kernel (callsys, a trap, an interrupt) goes through PALcode:
    * the pipeline drains and fetch restarts at the handler, so nothing is
    * fetched ahead across the boundary. */
-  ev67_stall(c->core, 0);
+  if (activity != KACT_PMU_OUTPUT) ev67_stall(c->core, 0);
   if (activity == KACT_PAGE_FAULT) sw_event(m, c->id, PERF_COUNT_SW_PAGE_FAULTS, m->os->current, c->last_pc);
+  struct uarch_insn ui = { .kernel = true, .asn = 0 };
   for (size_t i = 0; i < n; i++) {
-    uint64_t span = legs[i].sym->size / 4;
+    uint64_t start = legs[i].sym->addr, end = start + legs[i].sym->size, pc = start;
     for (unsigned k = 0; k < legs[i].insns; k++) {
-      ui.pc = legs[i].sym->addr + 4 * (k % span);
-      ui.next_pc = ui.pc + 4;
+      ui.pc = pc;
+      ui.d = ktext_at(m, pc);
+      pc = kernel_operands(c, &ui);
+      if (pc >= end) pc = start;     /* the path loops in its function */
+      ui.next_pc = pc;
       ev67_step(c->core, &ui);
     }
   }
@@ -185,8 +244,9 @@ static void irq_hook(void *ctx, struct task *t)
   struct mcpu *c = cur(m);
   if (c->pmu_irq) {
     kernel_work(c, KACT_INTERRUPT, 0, 0);
-    uint64_t pc = t->ctx.pc;
+    uint64_t pc = t->ctx.pc, out = perf_ctx_output_bytes(m->perf);
     alpha_pmu_irq(m->drv, c->id, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
+    kernel_work(c, KACT_PMU_OUTPUT, 0, perf_ctx_output_bytes(m->perf) - out);
   }
   if (c->timer_irq) timer_tick(c, t);
   c->pmu_irq = c->timer_irq = false;
@@ -276,7 +336,7 @@ static uint64_t drv_now(void *ctx, int cpu)
 static bool insn_at(void *ctx, uint64_t pc, uint32_t *word)
 {
   struct machine *m = ctx;
-  if (pc >= KIMAGE_TEXT_BASE) { *word = KIMAGE_INSN; return kimage_lookup(pc) != NULL; }
+  if (pc >= KIMAGE_TEXT_BASE) { *word = kimage_word(pc); return *word != 0; }
   struct task *t = m->os->current;
   if (!t || !t->mm) return false;
   return mm_read(t->mm, pc, word, 4, false) == 0;
@@ -296,6 +356,22 @@ static void sim_totals(void *ctx, int cpu, struct ev67_stats *s, uint64_t *cycle
 }
 
 /* ---- life cycle ---- */
+
+/* Decodes the kernel text once (the wrong-path fetch and the kernel paths
+ * read it). Returns 0 or -1. */
+static int build_ktext(struct machine *m)
+{
+  size_t nk;
+  const struct ksym *ks = kimage_symbols(&nk);
+  m->nktext = (size_t)(ks[nk - 1].addr + ks[nk - 1].size - KIMAGE_TEXT_BASE) / 4;
+  m->ktext = calloc(m->nktext, sizeof *m->ktext);
+  if (!m->ktext) return -1;
+  for (size_t i = 0; i < m->nktext; i++) {
+    uint32_t w = kimage_word(KIMAGE_TEXT_BASE + 4 * i);
+    if (w) m->ktext[i] = axp_decode(w);
+  }
+  return 0;
+}
 
 static int attach_cpu(struct machine *m, int id)
 {
@@ -324,7 +400,7 @@ struct machine *machine_create(const struct machine_opts *o)
   if (o->timed && !oo.quantum) oo.quantum = TIMED_QUANTUM;
   m->os = os_create(&oo);
   if (!m->os) { free(m); return NULL; }
-  m->kinsn = axp_decode(KIMAGE_INSN);
+  if (build_ktext(m)) { machine_destroy(m); return NULL; }
   m->tick_cycles = (uint64_t)MACHINE_CLOCK_MHZ * 1000000 / MACHINE_HZ;
   m->os->hooks = (struct os_hooks){ .kernel = kernel_hook, .task = task_hook, .slice = slice_hook,
                                     .switch_to = switch_hook, .ctx = m };
@@ -363,6 +439,7 @@ void machine_destroy(struct machine *m)
     ev67_destroy(m->cpu[i].core);
   }
   os_destroy(m->os);
+  free(m->ktext);
   free(m);
 }
 

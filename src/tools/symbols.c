@@ -637,7 +637,7 @@ size_t sym_dso_read(struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len)
   if (dso->kernel) {
     size_t n = 0;
     for (; n + 4 <= len && table_find(in->funcs, in->nfuncs, vaddr + n); n += 4) {
-      uint32_t w = KIMAGE_INSN;
+      uint32_t w = kimage_word(vaddr + n);
       memcpy((char *)buf + n, &w, 4);
     }
     return n;
