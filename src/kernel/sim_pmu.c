@@ -49,20 +49,26 @@ struct sim_pmu {
 static uint64_t value(const struct perf_event *e)
 {
   const struct sim_pmu *p = e->pmu->priv;
-  struct ev67_stats s;
-  uint64_t cycles;
-  p->env.totals(p->env.ctx, e->cpu > 0 ? e->cpu : 0, &s, &cycles);
   size_t off = rows[e->hw.config].off;
-  return off == SIM_CYCLES ? cycles : *(const uint64_t *)((const char *)&s + off);
+  uint64_t v = 0;
+  for (int kernel = 0; kernel < 2; kernel++) {
+    if (kernel ? e->attr.exclude_kernel : e->attr.exclude_user) continue;
+    struct ev67_stats s;
+    uint64_t cycles;
+    p->env.totals(p->env.ctx, e->cpu > 0 ? e->cpu : 0, kernel, &s, &cycles);
+    if (off == SIM_CYCLES) return cycles;
+    v += *(const uint64_t *)((const char *)&s + off);
+  }
+  return v;
 }
 
 static int sim_init(struct perf_event *e)
 {
   if (e->attr.type != SIM_PMU_TYPE) return -ENOENT;
   if (e->attr.config >= NROWS) return -EINVAL;
-  /* A counting PMU: no sampling, no mode filter (it counts every mode). */
-  if (e->attr.sample_period || e->attr.freq) return -EINVAL;
-  if (e->attr.exclude_user || e->attr.exclude_kernel || e->attr.precise_ip) return -EINVAL;
+  /* A counting PMU: no sampling; a mode filter for everything but cycles. */
+  if (e->attr.sample_period || e->attr.freq || e->attr.precise_ip) return -EINVAL;
+  if ((e->attr.exclude_user || e->attr.exclude_kernel) && rows[e->attr.config].off == SIM_CYCLES) return -EINVAL;
   e->hw.config = e->attr.config;
   return 0;
 }

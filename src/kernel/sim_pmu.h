@@ -2,7 +2,9 @@
  * so that `stat -e sim/branch-misses/` is opened, read and scaled like any
  * other event. A counting-only PMU (sampling is refused as Linux's uncore
  * PMUs refuse it) that counts what its CPU's core does while the event is
- * scheduled in (while the tasks it follows run there), kernel work included. config selects the event in
+ * scheduled in (while the tasks it follows run there), kernel work included
+ * unless the event excludes it (:u; :k for kernel work only). Cycles cannot
+ * be split by mode: sim/cycles/ refuses a mode. config selects the event in
  * sim_pmu_events(). */
 #ifndef KERNEL_SIM_PMU_H
 #define KERNEL_SIM_PMU_H
@@ -21,9 +23,9 @@ struct sim_event {
 /* The events, indexed by attr.config, and their number. */
 const struct sim_event *sim_pmu_events(size_t *n);
 
-/* What the PMU reads: a CPU's ground truth and cycles so far. */
+/* What the PMU reads: a CPU's ground truth in one mode, and its cycles. */
 struct sim_pmu_env {
-  void (*totals)(void *ctx, int cpu, struct ev67_stats *s, uint64_t *cycles);
+  void (*totals)(void *ctx, int cpu, bool kernel, struct ev67_stats *s, uint64_t *cycles);
   void *ctx;
 };
 

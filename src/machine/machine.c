@@ -348,10 +348,10 @@ static uint64_t drv_random(void *ctx)
   return os_random(m->os);
 }
 
-static void sim_totals(void *ctx, int cpu, struct ev67_stats *s, uint64_t *cycles)
+static void sim_totals(void *ctx, int cpu, bool kernel, struct ev67_stats *s, uint64_t *cycles)
 {
   struct machine *m = ctx;
-  *s = *ev67_stats(m->cpu[cpu].core);
+  *s = *ev67_stats(m->cpu[cpu].core, kernel);
   *cycles = ev67_now(m->cpu[cpu].core);
 }
 
@@ -488,9 +488,11 @@ bool machine_sim_stats(const struct machine *m, struct ev67_stats *s, uint64_t *
   memset(s, 0, sizeof *s);
   *cycles = 0;
   for (int i = 0; i < m->ncpus; i++) {
-    const uint64_t *src = (const uint64_t *)ev67_stats(m->cpu[i].core);
-    uint64_t *dst = (uint64_t *)s;
-    for (size_t k = 0; k < sizeof *s / sizeof(uint64_t); k++) dst[k] += src[k];
+    for (int kernel = 0; kernel < 2; kernel++) {
+      const uint64_t *src = (const uint64_t *)ev67_stats(m->cpu[i].core, kernel);
+      uint64_t *dst = (uint64_t *)s;
+      for (size_t k = 0; k < sizeof *s / sizeof(uint64_t); k++) dst[k] += src[k];
+    }
     *cycles += ev67_now(m->cpu[i].core);
   }
   return true;

@@ -22,10 +22,16 @@ int event_parse(const char *spec, struct perf_event_attr *a)
   snprintf(s, sizeof s, "%s", spec);
   memset(a, 0, sizeof *a);
   a->size = sizeof *a;
-  char *mods = NULL;
+  char *mods = NULL, modbuf[16];
   char *slash = strrchr(s, '/');
   char *colon = strchr(slash ? slash : s, ':');
   if (colon) { *colon = 0; mods = colon + 1; }
+  else if (slash && slash != strchr(s, '/') && slash[1]) {
+    /* PMU/terms/mods, as perf writes cpu/event=1/u */
+    snprintf(modbuf, sizeof modbuf, "%s", slash + 1);
+    slash[1] = 0;
+    mods = modbuf;
+  }
   if (!strncmp(s, "sim/", 4)) {
     /* sim/NAME/ (or sim/NAME): the ground-truth PMU, config = the row. */
     size_t l = strlen(s), n;

@@ -71,7 +71,8 @@ struct ev67 {
   void *ctx;
   struct bpred *bp;
   struct memsys *ms;
-  struct ev67_stats st;
+  struct ev67_stats stm[2];      /* ground truth: user mode, kernel mode */
+  struct ev67_stats *st;         /* that of the instruction being stepped */
   uint64_t seq;
   /* fetch */
   uint64_t fetch_cycle, block_pc, next_fetch_pc, redirect;
@@ -129,6 +130,7 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
   m->fetch = fetch;
   m->sink = sink;
   m->ctx = ctx;
+  m->st = &m->stm[0];
   m->bp = bpred_create(cfg);
   m->ms = memsys_create(cfg);
   if (!m->bp || !m->ms) { ev67_destroy(m); return NULL; }
@@ -161,7 +163,7 @@ void ev67_destroy(struct ev67 *m)
 }
 
 uint64_t ev67_now(const struct ev67 *m) { return m->last_retire; }
-const struct ev67_stats *ev67_stats(const struct ev67 *m) { return &m->st; }
+const struct ev67_stats *ev67_stats(const struct ev67 *m, bool kernel) { return &m->stm[kernel]; }
 
 static uint8_t ireg(uint8_t r) { return r >= 31 ? NOREG : r; }
 static uint8_t freg(uint8_t r) { return r >= 31 ? NOREG : FREG(r); }
@@ -320,7 +322,7 @@ static struct uop_fate *new_fate(struct ev67 *m, struct uop_fate *f, uint64_t pc
   f->seq = m->seq++;
   f->trap = EV67_TRAP_NONE;
   f->kernel = kernel;
-  m->st.fetched++;
+  m->st->fetched++;
   return f;
 }
 
@@ -339,11 +341,11 @@ static uint64_t fetch_block(struct ev67 *m, uint64_t pc, uint64_t c, unsigned as
   *icm = acc.l1_miss;
   *itb = acc.tlb_miss;
   if (acc.tlb_miss) {
-    m->st.itb_misses++;
+    m->st->itb_misses++;
     c += m->cfg.pen_itb_miss;
   }
   if (acc.l1_miss) {
-    m->st.icache_misses++;
+    m->st->icache_misses++;
     /* Istream prefetch: a miss also requests the next lines (ours: 3, the
      * HRM says the Ibox prefetches but not how far), so straight-line code
      * streams instead of missing line by line. */
@@ -415,8 +417,8 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
         f->flags |= f->map ? FATE_KILLED_AM : FATE_KILLED_BM;
       }
       f->end = kill;
-      m->st.killed++;
-      if (wrong_path) m->st.wrong_path++;
+      m->st->killed++;
+      if (wrong_path) m->st->wrong_path++;
       emit(m, f);
       bool taken = false;
       uint64_t target = pc + 4;
@@ -584,7 +586,7 @@ static uint64_t map_at(struct ev67 *m, const struct uop *u, uint64_t pc, uint64_
   t = queue_slot(fpq ? &m->fq : &m->iq, fpq ? m->cfg.fq_entries : m->cfg.iq_entries, t);
   if (u->load) t = max64(t, m->lq[m->lq_i]);
   if (u->store) t = max64(t, m->sq[m->sq_i]);
-  if (t > slot + 1) { *flags |= FATE_MAP_STALL; m->st.map_stalls++; }
+  if (t > slot + 1) { *flags |= FATE_MAP_STALL; m->st->map_stalls++; }
   if (t != m->last_map) m->map_in_cycle = 0;
   m->last_map = t;
   m->map_in_cycle++;
@@ -647,7 +649,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
     /* The fetcher squashes it: fetched, never mapped (HRM 6.10.3.1). */
     f->flags |= FATE_SQUASHED_NOP | FATE_RETIRED;
     f->end = max64(fetch + 2, m->last_retire);
-    m->st.squashed_nops++;
+    m->st->squashed_nops++;
     return INST_OK;
   }
   f->map = map_at(m, u, in->pc, f->slot, &f->flags);
@@ -669,7 +671,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
     if (in->unaligned && u->aligned_only) {
       f->flags |= FATE_TRAP | FATE_UNALIGNED;
       f->trap = EV67_TRAP_UNALIGNED;
-      m->st.unaligned++;
+      m->st->unaligned++;
       kill = f->issue + 3;
       redirect = kill + m->cfg.unaligned_fixup;
       trap = true;
@@ -678,7 +680,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
       if (acc.tlb_miss) {
         f->flags |= FATE_TRAP | FATE_DTB_MISS;
         f->trap = EV67_TRAP_DTB_MISS;
-        m->st.dtb_misses++;
+        m->st->dtb_misses++;
         kill = f->issue + 3;
         redirect = max64(f->fetch + 1 + m->cfg.pen_dtb_miss, kill) + m->cfg.tb_fill_cycles;
         trap = true;
@@ -686,15 +688,15 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
         if (u->load) {
           f->level = acc.level;
           lat = acc.latency + (u->fp_dst ? m->cfg.lat_ld_fp - m->cfg.lat_ld_int : 0);
-          if (acc.l1_miss) m->st.dcache_misses++;
-          if (acc.bc_miss) m->st.bcache_misses++;
+          if (acc.l1_miss) m->st->dcache_misses++;
+          if (acc.bc_miss) m->st->bcache_misses++;
           const struct store_rec *s = order_conflict(m, in->ea, u->size, f->issue);
           if (s) {
             /* Store-load order replay (HRM 2.11): the load is replayed when
              * the older store issues; it waits for stores from now on. */
             f->flags |= FATE_TRAP | FATE_LSO;
             f->trap = EV67_TRAP_REPLAY;
-            m->st.replays++;
+            m->st->replays++;
             bpred_stwait_set(m->bp, in->pc);
             kill = s->issue + 2;
             redirect = max64(f->fetch + 1 + m->cfg.pen_mbox_order, kill);
@@ -707,12 +709,12 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
         }
       }
     }
-    if (u->load) m->st.loads++; else m->st.stores++;
+    if (u->load) m->st->loads++; else m->st->stores++;
   }
   if (trap) {
     f->end = kill;
-    m->st.traps++;
-    m->st.killed++;
+    m->st->traps++;
+    m->st->killed++;
     /* The younger instructions fetched meanwhile die with it. */
     emit(m, f);
     spec_run(m, in->pc + 4, fetch, ((in->pc + 4) & 15) != 0, kill, false, in->asn, in->kernel);
@@ -731,7 +733,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
   }
   f->end = retire_at(m, f->complete + 2, &f->retire_delay);
   f->flags |= FATE_RETIRED;
-  m->st.retired++;
+  m->st->retired++;
   hold(m, u, f->issue, f->end);
   if (u->serial) m->serial_after = max64(m->serial_after, f->end);
   return INST_OK;
@@ -740,6 +742,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
 const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
 {
   struct uop u;
+  m->st = &m->stm[in->kernel];
   classify_cached(m, in->pc, in->d, &u);
   /* Slotting (HRM 2.2 stage 1) statically assigns instructions that may use
    * any integer pipe to the upper or lower subcluster; we alternate by slot
@@ -770,14 +773,14 @@ const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
     bpred_predict(m->bp, in->pc, d, &ptaken, &ptarget);
     bool taken = u.cond_branch ? in->taken : true;
     if (u.cond_branch) {
-      m->st.cond_branches++;
+      m->st->cond_branches++;
       if (taken) f->flags |= FATE_TAKEN;
     } else if (u.jump) {
-      m->st.jumps++;
+      m->st->jumps++;
     }
     if (bpred_update(m->bp, in->pc, d, taken, in->next_pc)) {
       f->flags |= FATE_TRAP | (u.cond_branch ? FATE_MISPREDICT : FATE_JMP_MISPRED);
-      if (u.cond_branch) m->st.cond_mispredicts++; else m->st.jump_mispredicts++;
+      if (u.cond_branch) m->st->cond_mispredicts++; else m->st->jump_mispredicts++;
       uint64_t pen = u.cond_branch ? m->cfg.pen_branch : m->cfg.pen_jump;
       uint64_t kill = f->issue + 2;
       emit(m, f);

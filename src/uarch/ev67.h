@@ -7,6 +7,7 @@
  * by a trap. It never writes architectural state. See docs/timing.md. */
 #ifndef UARCH_EV67_H
 #define UARCH_EV67_H
+#include <stdbool.h>
 #include <stdint.h>
 #include "uarch/uarch.h"
 
@@ -44,6 +45,9 @@ void ev67_stall(struct ev67 *m, uint64_t cycles);
 /* The cycle of the last retirement (the model's notion of "now"). */
 uint64_t ev67_now(const struct ev67 *m);
 
-const struct ev67_stats *ev67_stats(const struct ev67 *m);
+/* The ground truth of the instructions stepped in user mode (kernel false)
+ * or kernel mode; wrong-path and killed instructions count in the mode of
+ * the path they were fetched on. */
+const struct ev67_stats *ev67_stats(const struct ev67 *m, bool kernel);
 
 #endif
