@@ -12,8 +12,11 @@ mkdir -p "$out"
 echo "== profileme run --stats (functional machine)"
 "$P" run --stats "$W" >/dev/null
 echo
-echo "== profileme record -e cpu/cycles,profileme=1,random=1/ (ProfileMe on the timed EV67)"
-"$P" record -e cpu/cycles,profileme=1,random=1/ -c 4001 -o "$out/perf.data" -- "$W" >/dev/null
+# The series' own command with perf's defaults (frequency mode, 4000 Hz, no
+# random interval): the kernel's irregular paths keep samples from locking
+# onto loops (docs/profiling.md).
+echo "== profileme record -e cycles:p (ProfileMe on the timed EV67, perf's defaults)"
+"$P" record -e cycles:p -o "$out/perf.data" -- "$W" >/dev/null
 echo
 echo "== profileme report"
 "$P" report -i "$out/perf.data" --stdio --percent-limit 2 | grep -v '^$' | head -20
