@@ -51,6 +51,20 @@ for c in "" 20011 10007 4099 65537 10000 100000; do
     else printf "FAIL record/no-phase-lock-%s: %d samples on %d of 16 PCs, chi2 %.1f (bound 37.70)\n", c, t, k, x }'
 done
 
+# No phase locking across a program's phases either: a loop of unaligned
+# loads, each fixed up by the kernel, recorded with ProfileMe as root at
+# -c 20011 (no random interval) gives user mode the share of the samples that
+# it has of the fetched instructions (sim/fetched/u and /k), within 4 sigma
+# (a constant kernel path used to put every sample in do_entUna).
+rec --privileged -e cpu/cycles,profileme=1/ -c 20011 -o phase.data "$out/traps" 200000
+truth=$("$PROFILEME" stat -x, -e sim/fetched/u,sim/fetched/k -- "$out/traps" 200000 2>&1 >/dev/null |
+        awk -F, '$3 == "sim/fetched/u" { u = $1 } $3 == "sim/fetched/k" { k = $1 } END { if (u + k) printf "%.4f", u / (u + k) }')
+perf script -i phase.data -F ip 2>/dev/null | awk -v p="$truth" '{ n++; if ($1 !~ /^fffffc/) u++ } END {
+  s = u / n; sd = sqrt(p * (1 - p) / n); d = s - p; if (d < 0) d = -d;
+  if (n >= 1000 && p > 0 && d < 4 * sd)
+    printf "PASS record/phases-by-fetch-share: user mode has %.3f of %d samples, %.3f of fetched instructions (4 sigma %.3f)\n", s, n, p, 4 * sd;
+  else printf "FAIL record/phases-by-fetch-share: user share %.3f of %d samples, truth %s (4 sigma %.3f)\n", s, n, p, 4 * sd }'
+
 # Aggregate mode, skid and all, is far from uniform on the same loop: the
 # interrupt is taken at the first instruction of a retire group, so a few PCs
 # get most samples (the series: "4 PCs"; here the kernel's irregular paths
