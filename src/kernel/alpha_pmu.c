@@ -341,11 +341,15 @@ void alpha_pmu_irq(struct alpha_pmu *p, int cpu, uint32_t pid, uint32_t tid, uin
     uint32_t raw = read_ctr(e, idx);
     if (raw >= MAX_LEFT) { p->spurious++; continue; }
     fold(e, idx, 0);
-    if (!e->hw.sample_period) { set_period(e, idx); continue; }
+    /* A period longer than one counter write (2^19) takes several wraps:
+     * only the one that ends it is a sample (alpha_perf_event_set_period
+     * returns 1 only then). */
+    bool elapsed = e->hw.sample_period && e->hw.period_left <= 0;
     struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = e->hw.last_period,
                              .data_src = PERF_MEM_NA, .kernel = kernel, .cpu = (uint32_t)cpu };
-    p->kept++;
     set_period(e, idx);
+    if (!elapsed) continue;
+    p->kept++;
     if (perf_event_overflow(e, &s)) alpha_stop(e, 0);
   }
 }

@@ -65,6 +65,15 @@ perf script -i phase.data -F ip 2>/dev/null | awk -v p="$truth" '{ n++; if ($1 !
     printf "PASS record/phases-by-fetch-share: user mode has %.3f of %d samples, %.3f of fetched instructions (4 sigma %.3f)\n", s, n, p, 4 * sd;
   else printf "FAIL record/phases-by-fetch-share: user share %.3f of %d samples, truth %s (4 sigma %.3f)\n", s, n, p, 4 * sd }'
 
+# An Aggregate period longer than one counter write (2^19) samples once per
+# period, not on every wrap: samples x 1,000,000 is the instruction count
+# (sim/instructions/) to within one period (was about 1.9 times it).
+rec --privileged -e instructions -c 1000000 -o big.data "$out/branch_random" 2000000
+ninsn=$("$PROFILEME" stat -x, -e sim/instructions/ -- "$out/branch_random" 2000000 2>&1 >/dev/null | cut -d, -f1)
+perf script -i big.data -F period 2>/dev/null | awk -v t="$ninsn" '{ n++; s += $1 } END {
+  if (n > 10 && s <= t && t - s < 1000000) printf "PASS record/long-period: %d samples of period 1000000 over %d instructions\n", n, t;
+  else printf "FAIL record/long-period: %d samples, %d events of period over %d instructions\n", n, s, t }'
+
 # Aggregate mode, skid and all, is far from uniform on the same loop: the
 # interrupt is taken at the first instruction of a retire group, so a few PCs
 # get most samples (the series: "4 PCs"; here the kernel's irregular paths
