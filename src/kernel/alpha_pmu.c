@@ -182,7 +182,13 @@ static void alpha_stop(struct perf_event *e, int flags)
     if (!is_pm(e)) fold(e, e->hw.idx, 0);
     e->hw.state |= PERF_HES_UPTODATE;
   }
-  if (running) ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_DISABLE, is_pm(e) ? 3 : 1u << e->hw.idx, now(e));
+  if (!running) return;
+  /* Counters left near overflow signal again at every PAL exit once disabled
+   * (HRM Restriction 32) and would interrupt the next event: park them at 0
+   * before disabling (a start always rewrites them). The series' patch 5. */
+  unsigned mask = is_pm(e) ? 3 : 1u << e->hw.idx;
+  ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_WRITE, mask, now(e));
+  ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_DISABLE, mask, now(e));
 }
 
 static int alpha_add(struct perf_event *e, int flags)
@@ -329,7 +335,15 @@ void alpha_pmu_irq(struct alpha_pmu *p, int cpu, uint32_t pid, uint32_t tid, uin
   uint64_t isum = ev67_pmu_mfpr(h, EV67_IPR_ISUM, t);
   ev67_pmu_mtpr(h, EV67_IPR_HW_INT_CLR, isum & (EV67_PC0 | EV67_PC1), t);
   if (c->profileme && c->on[0]) {
-    if (isum & EV67_PC0) pm_sample(p, c->on[0], pid, tid, pc, kernel);
+    /* A sample's interrupt comes after PCTR0 wrapped (it was armed at most
+     * half the range below overflow, and counts only the residual and the
+     * window after); a PC0 request older than the arming (pending when the
+     * event was scheduled in, or raised by a counter another event left near
+     * overflow) finds it still high: ignore it, as in Aggregate mode. */
+    struct perf_event *e = c->on[0];
+    if (!(isum & EV67_PC0) || (e->hw.state & PERF_HES_STOPPED)) return;
+    if (read_ctr(e, 0) >= MAX_LEFT) { p->spurious++; return; }
+    pm_sample(p, e, pid, tid, pc, kernel);
     return;
   }
   for (int idx = 0; idx < 2; idx++) {

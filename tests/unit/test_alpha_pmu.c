@@ -1,0 +1,207 @@
+/* The Alpha PMU driver (src/kernel/alpha_pmu.c) on the EV67 PMU model
+ * (src/pmu/ev67_pmu.c) through the perf core, against the ProfileMe series
+ * and Linux 6.1: stale interrupts in ProfileMe mode and counters parked away
+ * from overflow (patch 5, HRM Restriction 32), exclude flags refused on
+ * Aggregate events (PERF_PMU_CAP_NO_EXCLUDE: EINVAL), the event's own SL1
+ * row under :p (HRM Table 5-16), DATA_SRC of loads by their fate (patch 10,
+ * include/uapi/linux/perf_event.h), and EXACT_IP only where PMPC is the
+ * profiled instruction (HRM Table 5-12, redirect traps). Fates are synthetic,
+ * fetched 4 per cycle; interrupts are taken as the machine takes them. */
+#include "check.h"
+#include "guest/phys.h"
+#include "kernel/alpha_pmu.h"
+#include "kernel/perf.h"
+#include "perfdata/pm_raw.h"
+#include <errno.h>
+#include <string.h>
+
+#define LDQ  0xa4300008u    /* ldq t0,8(a0) */
+#define ADDQ 0x40203401u    /* addq t0,1,t0 */
+#define LOAD_PC 0x120000800ull   /* the only loads: pc & 0x800 */
+
+struct world {
+  struct physmem *ram;
+  struct ev67_pmu hw;
+  struct perf_ctx *c;
+  struct alpha_pmu *drv;
+  uint64_t cycle, fetch, seq;
+  unsigned in_cycle;         /* fates fetched in cycle `fetch` so far */
+};
+
+static uint64_t now_fn(void *ctx, int cpu) { (void)cpu; return ((struct world *)ctx)->cycle; }
+static uint64_t clock_fn(void *ctx) { return ((struct world *)ctx)->cycle; }
+static uint64_t rnd_fn(void *ctx) { (void)ctx; return 12345; }
+static bool insn_fn(void *ctx, uint64_t pc, uint32_t *word)
+{
+  (void)ctx;
+  *word = pc & 0x800 ? LDQ : ADDQ;
+  return true;
+}
+
+static const struct perf_task task1000 = { .pid = 1000, .tid = 1000 };
+
+static void world_init(struct world *w, struct physmem *ram)
+{
+  memset(w, 0, sizeof *w);
+  w->ram = ram;
+  w->cycle = w->fetch = 100;
+  ev67_pmu_init(&w->hw, 0);
+  struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .max_sample_rate = 100000000 };
+  w->c = perf_ctx_create(&sys, ram, clock_fn, w);
+  struct alpha_pmu_env env = { .hw = { &w->hw }, .now = now_fn, .insn_at = insn_fn, .random = rnd_fn, .ctx = w };
+  w->drv = alpha_pmu_create(w->c, &env);
+  perf_sched_in(w->c, 0, &task1000);
+}
+
+static void world_done(struct world *w)
+{
+  perf_ctx_destroy(w->c);
+  alpha_pmu_destroy(w->drv);
+}
+
+/* Takes the PMU interrupt as the machine does (irq_hook), at `pc`. */
+static void take_irq(struct world *w, uint64_t pc)
+{
+  alpha_pmu_irq(w->drv, 0, 1000, 1000, pc, false);
+  w->fetch = w->cycle + 1;   /* the pipeline restarts after the interrupt */
+  w->in_cycle = 0;
+}
+
+/* One fetched instruction at pc with `flags` (and a trap), ending 10 cycles
+ * after its fetch; a pending interrupt is taken when `service` (the machine
+ * takes it at the first instruction ending after it reached the CPU). */
+static void fate(struct world *w, uint64_t pc, uint32_t flags, uint8_t trap, uint16_t redirect, bool service)
+{
+  if (w->in_cycle == 4) { w->fetch++; w->in_cycle = 0; }
+  w->in_cycle++;
+  struct uop_fate f;
+  memset(&f, 0, sizeof f);
+  f.pc = pc;
+  f.seq = w->seq++;
+  f.fetch = w->fetch;
+  f.slot = f.fetch + 1;
+  f.map = f.fetch + 2;
+  f.issue = f.fetch + 3;
+  f.complete = f.fetch + 4;
+  f.end = f.fetch + 10;
+  f.flags = flags;
+  f.trap = trap;
+  f.level = LVL_NONE;
+  f.pmpc_redirect = redirect;
+  ev67_pmu_observe(&w->hw, &f);
+  if (w->cycle < f.fetch) w->cycle = f.fetch;
+  if (service && ev67_pmu_irq_cycle(&w->hw) < f.end) {
+    w->cycle = f.end;
+    take_irq(w, pc + 4);
+  }
+}
+
+static void fillers(struct world *w, int n, bool service)
+{
+  for (int i = 0; i < n; i++) fate(w, 0x120000000ull + 4 * (i % 64), FATE_RETIRED, EV67_TRAP_NONE, 0, service);
+}
+
+static int open_ev(struct world *w, uint32_t type, uint64_t config, uint64_t period, uint8_t precise,
+                   struct perf_event **e)
+{
+  struct perf_event_attr a = { .type = type, .size = sizeof a, .config = config, .sample_period = period,
+                               .precise_ip = precise,
+                               .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_DATA_SRC };
+  int err = perf_event_open(w->c, &a, 1000, -1, NULL, e);
+  if (!err) perf_event_mmap(*e, 4, PHYS_PAGE);
+  return err;
+}
+
+/* The SAMPLE records in e's ring (IP, DATA_SRC), up to max. */
+struct smp { uint16_t misc; uint64_t ip, data_src; };
+static int samples_of(struct perf_event *e, struct smp *out, int max)
+{
+  uint64_t size;
+  const uint8_t *d = perf_event_data(e, &size);
+  uint64_t head = perf_event_user_page(e)->data_head;
+  int n = 0;
+  for (uint64_t t = 0; t < head && n < max;) {
+    struct perf_event_header h;
+    memcpy(&h, d + (t & (size - 1)), sizeof h);
+    if (h.type == PERF_RECORD_SAMPLE) {
+      out[n].misc = h.misc;
+      memcpy(&out[n].ip, d + ((t + 8) & (size - 1)), 8);
+      memcpy(&out[n].data_src, d + ((t + 16) & (size - 1)), 8);
+      n++;
+    }
+    t += h.size ? h.size : 8;
+  }
+  return n;
+}
+
+static uint32_t pctr(struct world *w, int k)
+{
+  uint64_t v = ev67_pmu_mfpr(&w->hw, EV67_IPR_PCTR_CTL, w->cycle);
+  return (uint32_t)(v >> (k ? EV67_PCTR1_SHIFT : EV67_PCTR0_SHIFT)) & EV67_PCTR_MASK;
+}
+
+/* Patch 5 in ProfileMe mode: a PC0 request pending from an Aggregate event
+ * taken off before its interrupt must not become a ProfileMe sample. */
+static void test_stale_at_sched_in(struct physmem *ram)
+{
+  struct world w;
+  world_init(&w, ram);
+  struct perf_event *agg, *pm;
+  CHECK_EQ_U64(open_ev(&w, PERF_TYPE_RAW, EV67_EV_INSTRUCTIONS, 100, 0, &agg), 0, "stale/sched-in: instructions on PCTR0");
+  fillers(&w, 150, false);                       /* wraps PCTR0: PC0 requested, not yet taken */
+  perf_event_close(agg);
+  CHECK_EQ_U64(open_ev(&w, PERF_TYPE_RAW, EV67_EV_CYCLES | PM_CFG_PROFILEME, 1000, 0, &pm), 0,
+               "stale/sched-in: a ProfileMe event scheduled in");
+  CHECK(ev67_pmu_mfpr(&w.hw, EV67_IPR_ISUM, w.cycle) & EV67_PC0, "stale/sched-in: PC0 still pending");
+  w.cycle += 5;
+  take_irq(&w, 0x120000040);
+  struct smp s[4];
+  uint64_t kept, dropped, spurious;
+  alpha_pmu_counts(w.drv, &kept, &dropped, &spurious);
+  CHECK(samples_of(pm, s, 4) == 0 && spurious == 1,
+        "stale/sched-in: the pending PC0 is ignored, no sample with PMPC 0 (%d samples, ip %#llx, %llu spurious)",
+        samples_of(pm, s, 4), (unsigned long long)s[0].ip, (unsigned long long)spurious);
+  fillers(&w, 2000, true);
+  int n = samples_of(pm, s, 4);
+  CHECK(n >= 1 && s[0].ip >= 0x120000000ull, "stale/sched-in: the event then samples real instructions (%d, ip %#llx)",
+        n, n ? (unsigned long long)s[0].ip : 0ull);
+  perf_event_close(pm);
+  world_done(&w);
+}
+
+/* Patch 5 / Restriction 32: a ProfileMe event removed two fetches before its
+ * overflow must not leave PCTR0 there, where every PAL exit raises PC0 again. */
+static void test_removed_counter_parked(struct physmem *ram)
+{
+  struct world w;
+  world_init(&w, ram);
+  struct perf_event *pm, *pm2;
+  CHECK_EQ_U64(open_ev(&w, PERF_TYPE_RAW, EV67_EV_CYCLES | PM_CFG_PROFILEME, 20, 0, &pm), 0, "parked: ProfileMe, N = 20");
+  fillers(&w, 18, false);
+  CHECK_EQ_U64(pctr(&w, 0), EV67_PCTR_MASK - 1, "parked: PCTR0 two below overflow before the removal");
+  w.cycle += 5;
+  perf_event_close(pm);
+  ev67_pmu_mtpr(&w.hw, EV67_IPR_HW_INT_CLR, EV67_PC0 | EV67_PC1, w.cycle);
+  ev67_pmu_wrperfmon(&w.hw, EV67_PERFMON_READ, 0, w.cycle);   /* any later PAL exit */
+  uint32_t c0 = pctr(&w, 0);
+  CHECK(!(ev67_pmu_mfpr(&w.hw, EV67_IPR_ISUM, w.cycle) & EV67_PC0) && c0 < (1u << 19),
+        "parked: after the removal PCTR0 is away from overflow (%#x) and no PC0 follows HW_INT_CLR", c0);
+  CHECK_EQ_U64(open_ev(&w, PERF_TYPE_RAW, EV67_EV_CYCLES | PM_CFG_PROFILEME, 1000, 0, &pm2), 0, "parked: next ProfileMe event");
+  w.cycle += 5;
+  if (ev67_pmu_mfpr(&w.hw, EV67_IPR_ISUM, w.cycle) & EV67_PC0) take_irq(&w, 0x120000040);
+  struct smp s[2];
+  CHECK_EQ_U64(samples_of(pm2, s, 2), 0, "parked: the next ProfileMe event gets no ip-0 sample");
+  perf_event_close(pm2);
+  world_done(&w);
+}
+
+int main(void)
+{
+  struct physmem *ram = phys_create(64ull << 20);
+  CHECK(ram != NULL, "64 MB of simulated RAM");
+  if (!ram) return check_done();
+  test_stale_at_sched_in(ram);
+  test_removed_counter_parked(ram);
+  phys_destroy(ram);
+  return check_done();
+}
