@@ -14,7 +14,9 @@
 #define MAX_LEFT (1u << 19)          /* half the range */
 static const uint32_t pmc_left[2] = { 16, 4 };   /* HRM 6.10.2.1 legal write ranges */
 
-/* include/linux/perf_event.h PERF_MEM_NA: every field "not available". */
+/* Linux 6.1's include/linux/perf_event.h PERF_MEM_NA (what its core puts in
+ * a sample a driver did not fill): OP, LVL, SNOOP, LOCK and TLB "not
+ * available", mem_lvl_num 0 (LVLNUM_NA joined it in later kernels). */
 #define PERF_MEM_NA (PERF_MEM_S(OP, NA) | PERF_MEM_S(LVL, NA) | PERF_MEM_S(SNOOP, NA) | \
                      PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA))
 
@@ -260,9 +262,13 @@ static uint64_t status_of(uint64_t i_stat, uint64_t ctl, uint64_t pmpc, const st
   return st;
 }
 
-/* PERF_SAMPLE_DATA_SRC from the instruction and its trap (the series: loads
- * and stores, DTB hit or miss, loads into $31/$f31 are prefetches, unop is
- * not a memory access). */
+/* PERF_SAMPLE_DATA_SRC from the instruction and its fate (the series' patch
+ * 10: loads and stores, loads into $31/$f31 are prefetches, unop is not a
+ * memory access). ProfileMe does not say which cache level served an access:
+ * mem_lvl and mem_lvl_num are NA (as perf's arm-spe decoder writes an unknown
+ * level). Only an access that retired without a DTB-miss trap is known to have
+ * hit the DTB; a DTB-miss trap is a miss; one killed, aborted or trapping for
+ * another reason tells nothing of the DTB (TLB NA). */
 static uint64_t data_src_of(const struct axp_insn *d, uint64_t st)
 {
   union perf_mem_data_src ds = { .val = 0 };
@@ -273,9 +279,12 @@ static uint64_t data_src_of(const struct axp_insn *d, uint64_t st)
   if (d->id == AXP_LDQ_U && d->ra == 31) return PERF_MEM_NA;   /* unop */
   ds.mem_op = store ? PERF_MEM_OP_STORE : d->ra == 31 ? PERF_MEM_OP_PFETCH : PERF_MEM_OP_LOAD;
   ds.mem_lvl = PERF_MEM_LVL_NA;
+  ds.mem_lvl_num = PERF_MEM_LVLNUM_NA;
   ds.mem_snoop = PERF_MEM_SNOOP_NA;
   ds.mem_lock = PERF_MEM_LOCK_NA;
-  ds.mem_dtlb = PERF_MEM_TLB_L1 | ((st & PM_ST_DTB_MISS) ? PERF_MEM_TLB_MISS : PERF_MEM_TLB_HIT);
+  if (st & PM_ST_DTB_MISS) ds.mem_dtlb = PERF_MEM_TLB_L1 | PERF_MEM_TLB_MISS;
+  else if (st & PM_ST_RETIRED) ds.mem_dtlb = PERF_MEM_TLB_L1 | PERF_MEM_TLB_HIT;
+  else ds.mem_dtlb = PERF_MEM_TLB_NA;
   return ds.val;
 }
 
@@ -288,6 +297,9 @@ static void pm_sample(struct alpha_pmu *p, struct perf_event *e, uint32_t pid, u
   uint64_t ctl = ev67_pmu_wrperfmon(hw(e), EV67_PERFMON_READ, 0, t);
   bool redirect = (i_stat & EV67_I_STAT_TRP) && ((pmpc & 0x7FFF) == EV67_PMPC_ITB_MISS ||
                   (pmpc & 0x7FFF) == EV67_PMPC_IACV || (pmpc & 0x7FFF) == EV67_PMPC_INTERRUPT);
+  /* Redirect-type traps leave a PALcode entry in PMPC: the sample goes to the
+   * interrupted PC (EXC_ADDR), which need not be the profiled instruction, so
+   * it is not PERF_RECORD_MISC_EXACT_IP. */
   uint64_t ip = redirect ? pc : pmpc & ~3ull;
   uint32_t word;
   struct axp_insn dec, *d = NULL;
@@ -314,7 +326,7 @@ static void pm_sample(struct alpha_pmu *p, struct perf_event *e, uint32_t pid, u
   e->hw.freq_count += period;
   if (keep) {
     struct perf_sample s = { .ip = ip, .pid = pid, .tid = tid, .period = period, .weight = c1,
-                             .data_src = data_src_of(d, st), .kernel = ip_kernel, .exact_ip = true,
+                             .data_src = data_src_of(d, st), .kernel = ip_kernel, .exact_ip = !redirect,
                              .raw = &raw, .raw_size = sizeof raw };
     p->kept++;
     if (perf_event_overflow(e, &s)) { alpha_stop(e, 0); return; }

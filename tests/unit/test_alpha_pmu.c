@@ -195,6 +195,58 @@ static void test_removed_counter_parked(struct physmem *ram)
   world_done(&w);
 }
 
+/* Profiles the 16th fetched instruction after the (re)arming: 15 fillers,
+ * the fate, then enough to close its window and take the interrupt. */
+static void profile_one(struct world *w, uint64_t pc, uint32_t flags, uint8_t trap, uint16_t redirect)
+{
+  fillers(w, 15, true);
+  fate(w, pc, flags, trap, redirect, true);
+  for (int i = 0; i < 64 && ev67_pmu_irq_cycle(&w->hw) != UINT64_MAX; i++) fillers(w, 1, true);
+}
+
+#define DS(a, b) ((uint64_t)PERF_MEM_##a##_##b << PERF_MEM_##a##_SHIFT)
+
+/* Patch 10: DATA_SRC by fate, in Linux 6.1's encoding; and patch 4's EXACT_IP
+ * only for samples whose ip is the profiled instruction. */
+static void test_data_src_and_exact(struct physmem *ram)
+{
+  struct world w;
+  world_init(&w, ram);
+  struct perf_event *pm;
+  CHECK_EQ_U64(open_ev(&w, PERF_TYPE_RAW, EV67_EV_CYCLES | PM_CFG_PROFILEME, 16, 0, &pm), 0, "data_src: ProfileMe every 16");
+  /* Re-arming at the interrupt restarts the count: each profile_one is a sample. */
+  profile_one(&w, LOAD_PC, FATE_RETIRED, EV67_TRAP_NONE, 0);
+  profile_one(&w, LOAD_PC + 4, FATE_WRONG_PATH | FATE_KILLED_AM, EV67_TRAP_NONE, 0);
+  profile_one(&w, LOAD_PC + 8, FATE_TRAP | FATE_DTB_MISS | FATE_KILLED_AM, EV67_TRAP_DTB_MISS, 0);
+  profile_one(&w, LOAD_PC + 12, FATE_TRAP | FATE_UNALIGNED | FATE_KILLED_AM, EV67_TRAP_UNALIGNED, 0);
+  profile_one(&w, 0x120000100, FATE_RETIRED, EV67_TRAP_NONE, 0);
+  profile_one(&w, 0x120000200, FATE_TRAP | FATE_ITB_MISS, EV67_TRAP_NONE, EV67_PMPC_ITB_MISS);
+  struct smp s[16];
+  int n = samples_of(pm, s, 16);
+  CHECK(n == 6 && s[1].ip == LOAD_PC + 4 && s[4].ip == 0x120000100, "data_src: six samples, of the instructions profiled");
+  if (n != 6) { world_done(&w); return; }
+  uint64_t load = DS(OP, LOAD) | DS(LVL, NA) | DS(LVLNUM, NA) | DS(SNOOP, NA) | DS(LOCK, NA);
+  CHECK(s[0].ip == LOAD_PC && s[0].data_src == (load | DS(TLB, L1) | DS(TLB, HIT)),
+        "data_src: a retired load: LOAD, LVL NA, LVLNUM NA, TLB L1 hit (%#llx)", (unsigned long long)s[0].data_src);
+  CHECK(s[1].ip == LOAD_PC + 4 && s[1].data_src == (load | DS(TLB, NA)),
+        "data_src: a killed load: TLB NA, not a hit (%#llx)", (unsigned long long)s[1].data_src);
+  CHECK(s[2].ip == LOAD_PC + 8 && s[2].data_src == (load | DS(TLB, L1) | DS(TLB, MISS)),
+        "data_src: a DTB-miss trap: TLB L1 miss (%#llx)", (unsigned long long)s[2].data_src);
+  CHECK(s[3].ip == LOAD_PC + 12 && s[3].data_src == (load | DS(TLB, NA)),
+        "data_src: an aborted unaligned load: TLB NA (%#llx)", (unsigned long long)s[3].data_src);
+  uint64_t mem_na = DS(OP, NA) | DS(LVL, NA) | DS(SNOOP, NA) | DS(LOCK, NA) | DS(TLB, NA);
+  CHECK(s[4].data_src == mem_na && mem_na == 0x5080021,
+        "data_src: a non-memory instruction: Linux 6.1's PERF_MEM_NA 0x5080021 (%#llx)", (unsigned long long)s[4].data_src);
+  bool exact = true;
+  for (int i = 0; i < 5; i++) exact = exact && (s[i].misc & PERF_RECORD_MISC_EXACT_IP);
+  CHECK(exact, "exact_ip: samples at the profiled PC carry PERF_RECORD_MISC_EXACT_IP");
+  CHECK(!(s[5].misc & PERF_RECORD_MISC_EXACT_IP) && s[5].ip != 0x120000200,
+        "exact_ip: an ITB-miss sample, redirected to the interrupted PC %#llx, is not EXACT_IP (misc %#x)",
+        (unsigned long long)s[5].ip, s[5].misc);
+  perf_event_close(pm);
+  world_done(&w);
+}
+
 int main(void)
 {
   struct physmem *ram = phys_create(64ull << 20);
@@ -202,6 +254,7 @@ int main(void)
   if (!ram) return check_done();
   test_stale_at_sched_in(ram);
   test_removed_counter_parked(ram);
+  test_data_src_and_exact(ram);
   phys_destroy(ram);
   return check_done();
 }
