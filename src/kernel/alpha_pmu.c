@@ -45,6 +45,26 @@ static uint64_t now(struct perf_event *e) { struct alpha_pmu *p = drv(e); return
 static bool is_pm(const struct perf_event *e) { return e->hw.config & PM_CFG_PROFILEME; }
 static unsigned ev_of(const struct perf_event *e) { return (unsigned)(e->hw.config & PM_CFG_EVENT_MASK); }
 
+/* What PCTR1 counts in the ProfileMe window (the weight) follows the event
+ * (HRM Table 5-16, SL0 = 1): cycles SL1=00 (PCTR1 cycles), instructions
+ * SL1=00 (PCTR0 counts the window's retires, PCTR1 cycles), B-cache misses
+ * SL1=10, Mbox replays SL1=11. An explicit sl1 term other than 0 must be a
+ * row where one of the counters counts the event: cycles also with 01
+ * (PCTR1 inum retire delay, PCTR0 cycles) or 11 (PCTR0 cycles, PCTR1
+ * replays), instructions also with 10. Returns -1 for a row that cannot
+ * count the event. */
+static int pm_select_sl1(uint64_t *config)
+{
+  static const unsigned dflt[5] = { 0, 0, 0, 2, 3 };
+  static const uint8_t rows[5] = { 0, 1u << 0 | 1u << 1 | 1u << 3, 1u << 0 | 1u << 2, 1u << 2, 1u << 3 };
+  unsigned ev = (unsigned)(*config & PM_CFG_EVENT_MASK);
+  unsigned sl1 = (unsigned)(*config >> PM_CFG_SL1_SHIFT) & 3;
+  if (!sl1) sl1 = dflt[ev];       /* no term (sl1=0): the event's own row */
+  if (!(rows[ev] & (1u << sl1))) return -1;
+  *config = (*config & ~(3ull << PM_CFG_SL1_SHIFT)) | (uint64_t)sl1 << PM_CFG_SL1_SHIFT;
+  return 0;
+}
+
 static int alpha_event_init(struct perf_event *e)
 {
   uint64_t config;
@@ -72,6 +92,7 @@ static int alpha_event_init(struct perf_event *e)
   if (e->attr.precise_ip) config |= PM_CFG_PROFILEME;
   if (e->attr.config1 & ~(PM_FILT_RETIRED | PM_FILT_MISPREDICT | PM_FILT_TRAP)) return -EINVAL;
   if (!(config & PM_CFG_PROFILEME) && e->attr.config1) return -EINVAL;
+  if ((config & PM_CFG_PROFILEME) && pm_select_sl1(&config)) return -EINVAL;
   e->hw.config = config;   /* the core has set the period (perf_event_open) */
   return 0;
 }

@@ -195,6 +195,45 @@ static void test_removed_counter_parked(struct physmem *ram)
   world_done(&w);
 }
 
+/* HRM Table 5-16 with SL0 = 1: the event decides what PCTR1 counts in the
+ * window; a row where neither counter counts the event is refused. */
+static void test_pm_sl1(struct physmem *ram)
+{
+  struct world w;
+  world_init(&w, ram);
+  static const struct { uint32_t type; uint64_t config; uint8_t precise; int want; const char *what; } t[] = {
+    { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1, 0, "cycles:p: SL1=00 (PCTR1 cycles)" },
+    { PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, 0, "instructions:p: SL1=00 (PCTR0 retires)" },
+    { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 1, 2, "cache-misses:p: SL1=10 (PCTR1 B-cache misses)" },
+    { PERF_TYPE_RAW, EV67_EV_BCACHE | PM_CFG_PROFILEME, 0, 2, "cpu/event=3,profileme=1/: SL1=10" },
+    { PERF_TYPE_RAW, EV67_EV_MBOX, 1, 3, "mbox-replays:p: SL1=11 (PCTR1 Mbox replays)" },
+    { PERF_TYPE_RAW, EV67_EV_CYCLES | PM_CFG_PROFILEME | 1ull << PM_CFG_SL1_SHIFT, 0, 1,
+      "cpu/event=1,profileme=1,sl1=1/: SL1=01 (PCTR0 cycles, PCTR1 inum retire delay)" },
+    { PERF_TYPE_RAW, EV67_EV_INSTRUCTIONS | PM_CFG_PROFILEME | 2ull << PM_CFG_SL1_SHIFT, 0, 2,
+      "cpu/event=2,profileme=1,sl1=2/: SL1=10 (PCTR0 retires)" },
+    { PERF_TYPE_RAW, EV67_EV_BCACHE | PM_CFG_PROFILEME | 1ull << PM_CFG_SL1_SHIFT, 0, -EINVAL,
+      "cpu/event=3,profileme=1,sl1=1/: no B-cache input in SL1=01: EINVAL" },
+    { PERF_TYPE_RAW, EV67_EV_CYCLES | PM_CFG_PROFILEME | 2ull << PM_CFG_SL1_SHIFT, 0, -EINVAL,
+      "cpu/event=1,profileme=1,sl1=2/: no cycles input in SL1=10: EINVAL" },
+    { PERF_TYPE_RAW, EV67_EV_MBOX | PM_CFG_PROFILEME | 1ull << PM_CFG_SL1_SHIFT, 0, -EINVAL,
+      "cpu/event=4,profileme=1,sl1=1/: no replay input in SL1=01: EINVAL" },
+    { PERF_TYPE_RAW, EV67_EV_INSTRUCTIONS | PM_CFG_PROFILEME | 3ull << PM_CFG_SL1_SHIFT, 0, -EINVAL,
+      "cpu/event=2,profileme=1,sl1=3/: no retire input in SL1=11: EINVAL" },
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    struct perf_event *e = NULL;
+    int err = open_ev(&w, t[i].type, t[i].config, 1000, t[i].precise, &e);
+    if (t[i].want < 0) { CHECK_EQ_U64(err, (uint64_t)(int64_t)t[i].want, "sl1: %s", t[i].what); }
+    else {
+      uint64_t ctl = ev67_pmu_mfpr(&w.hw, EV67_IPR_PCTR_CTL, w.cycle);
+      CHECK(!err && (ctl & EV67_PCTR_SL0) && ((ctl >> EV67_PCTR_SL1_SHIFT) & 3) == (uint64_t)t[i].want,
+            "sl1: %s (open %d, SL1 %llu)", t[i].what, err, (unsigned long long)((ctl >> EV67_PCTR_SL1_SHIFT) & 3));
+    }
+    if (!err) perf_event_close(e);
+  }
+  world_done(&w);
+}
+
 /* Profiles the 16th fetched instruction after the (re)arming: 15 fillers,
  * the fate, then enough to close its window and take the interrupt. */
 static void profile_one(struct world *w, uint64_t pc, uint32_t flags, uint8_t trap, uint16_t redirect)
@@ -254,6 +293,7 @@ int main(void)
   if (!ram) return check_done();
   test_stale_at_sched_in(ram);
   test_removed_counter_parked(ram);
+  test_pm_sl1(ram);
   test_data_src_and_exact(ram);
   phys_destroy(ram);
   return check_done();
