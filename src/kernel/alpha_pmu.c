@@ -45,6 +45,13 @@ static uint64_t now(struct perf_event *e) { struct alpha_pmu *p = drv(e); return
 static bool is_pm(const struct perf_event *e) { return e->hw.config & PM_CFG_PROFILEME; }
 static unsigned ev_of(const struct perf_event *e) { return (unsigned)(e->hw.config & PM_CFG_EVENT_MASK); }
 
+/* event_has_any_exclude_flag (include/linux/perf_event.h). */
+static bool has_any_exclude(const struct perf_event_attr *a)
+{
+  return a->exclude_idle || a->exclude_user || a->exclude_kernel || a->exclude_hv ||
+         a->exclude_guest || a->exclude_host;
+}
+
 /* What PCTR1 counts in the ProfileMe window (the weight) follows the event
  * (HRM Table 5-16, SL0 = 1): cycles SL1=00 (PCTR1 cycles), instructions
  * SL1=00 (PCTR0 counts the window's retires, PCTR1 cycles), B-cache misses
@@ -92,6 +99,11 @@ static int alpha_event_init(struct perf_event *e)
   if (e->attr.precise_ip) config |= PM_CFG_PROFILEME;
   if (e->attr.config1 & ~(PM_FILT_RETIRED | PM_FILT_MISPREDICT | PM_FILT_TRAP)) return -EINVAL;
   if (!(config & PM_CFG_PROFILEME) && e->attr.config1) return -EINVAL;
+  /* The counters cannot tell the modes apart: Linux 6.1's driver declares
+   * PERF_PMU_CAP_NO_EXCLUDE and the core answers EINVAL to any exclude flag
+   * (perf_try_init_event). Only ProfileMe events drop samples by the mode of
+   * the profiled instruction's PC (the series' patch 13). */
+  if (!(config & PM_CFG_PROFILEME) && has_any_exclude(&e->attr)) return -EINVAL;
   if ((config & PM_CFG_PROFILEME) && pm_select_sl1(&config)) return -EINVAL;
   e->hw.config = config;   /* the core has set the period (perf_event_open) */
   return 0;

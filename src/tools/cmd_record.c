@@ -7,6 +7,7 @@
  * the tool. */
 #include "tools/commands.h"
 #include "tools/events.h"
+#include "tools/fallback.h"
 #include "tools/spawn.h"
 #include "guest/kimage.h"
 #include "machine/machine.h"
@@ -166,9 +167,12 @@ static void usage(FILE *f)
     "      --paranoid N      kernel.perf_event_paranoid for the run (default 2)\n"
     "      --sysroot DIR     where absolute guest paths are looked up first\n"
     "  -q, --quiet           no summary line\n"
+    "  -v, --verbose         perf's warnings (the fallback to user space only)\n"
     "  -h, --help            this text\n\n"
     "As a normal user at paranoid 2 kernel events are not allowed; like perf,\n"
-    "record then falls back to user-only sampling (:u).\n");
+    "record then retries excluding the kernel (:u, with -v perf's warning). The\n"
+    "EV67 excludes by mode only in ProfileMe: an Aggregate event (cycles,\n"
+    "instructions, ...) then fails as on Linux; use --privileged.\n");
 }
 
 struct rec_opts {
@@ -176,7 +180,7 @@ struct rec_opts {
   int nevents;
   uint64_t count, freq;
   const char *out;
-  bool quiet;
+  bool quiet, verbose;
   bool all_cpus, per_thread, switch_events;
   uint64_t mmap_pages;           /* data pages per ring (-m) */
   const char *cpu_list;          /* -C */
@@ -193,14 +197,14 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "freq", required_argument, 0, 'F' }, { "output", required_argument, 0, 'o' },
     { "seed", required_argument, 0, 'S' }, { "privileged", no_argument, 0, 'P' },
     { "paranoid", required_argument, 0, 'N' }, { "sysroot", required_argument, 0, 's' },
-    { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' },
+    { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { "verbose", no_argument, 0, 'v' },
     { "cpus", required_argument, 0, 'M' }, { "all-cpus", no_argument, 0, 'a' },
     { "cpu", required_argument, 0, 'C' }, { "per-thread", no_argument, 0, 'T' },
     { "switch-events", no_argument, 0, 'W' }, { "mmap-pages", required_argument, 0, 'm' }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+e:c:F:o:qhaC:m:", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+e:c:F:o:qvhaC:m:", opts, NULL)) != -1) {
     char *end = NULL;
     switch (c) {
     case 'e':
@@ -215,6 +219,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 'N': o->mo.perf.paranoid = (int)strtol(optarg, &end, 0); if (*end || !*optarg) goto badnum; break;
     case 's': o->mo.os.sysroot = optarg; break;
     case 'q': o->quiet = true; break;
+    case 'v': o->verbose = true; break;
     case 'M': if (tool_parse_cpus("record", optarg, &o->mo.ncpus)) return 2; break;
     case 'a': o->all_cpus = true; break;
     case 'C': o->cpu_list = optarg; break;
@@ -272,7 +277,6 @@ static int build_attrs(struct rec *r, const struct rec_opts *o)
     a->inherit = !o->per_thread;
     if (o->count) a->sample_period = a->sample_period ? a->sample_period : o->count;
     else if (!a->sample_period) { a->freq = 1; a->sample_freq = o->freq; }
-    a->exclude_hv = 1;
     snprintf(r->names[i], sizeof r->names[i], "%s", o->events[i]);
   }
   r->attr[0].comm = r->attr[0].mmap = r->attr[0].mmap2 = r->attr[0].task = 1;
@@ -281,23 +285,31 @@ static int build_attrs(struct rec *r, const struct rec_opts *o)
 }
 
 /* perf_event_open of one event on one CPU (-1: the workload's, wherever it
- * runs), with perf's fallback to user space only for a normal user. Returns
+ * runs), with perf's fallback (evsel__fallback): refused for the kernel at
+ * paranoid > 1, the event is tried again excluding the kernel and the
+ * hypervisor, renamed with perf's u modifier. The Alpha PMU refuses an
+ * exclude on Aggregate events (EINVAL): that ends as perf's message. Returns
  * the fd, or -1 after a message. */
 static int open_one(struct rec *r, const struct rec_opts *o, int i, int cpu)
 {
   struct perf_event_attr *a = &r->attr[i];
   int pid = cpu < 0 ? machine_init_pid(r->m) : -1;
   int fd = machine_perf_open(r->m, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd == -EACCES && pid >= 0 && !a->exclude_kernel && !o->mo.perf.privileged) {
-    /* perf's fallback: a normal user at paranoid >= 2 samples user space only. */
-    a->exclude_kernel = 1;
-    if (!o->quiet)
-      fprintf(stderr, "profileme record: kernel.perf_event_paranoid=%d: sampling user space only "
-                      "for '%s' (use --privileged to include the kernel)\n", o->mo.perf.paranoid, o->events[i]);
+  char msg[512];
+  if (fd < 0 && event_fallback(a, fd, o->mo.perf.paranoid, r->names[i], sizeof r->names[i], msg, sizeof msg)) {
+    if (o->verbose) fprintf(stderr, "Warning:\n%s\n", msg);
     fd = machine_perf_open(r->m, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
   }
   if (fd >= 0) return fd;
-  fprintf(stderr, "profileme record: perf_event_open for '%s'%s failed: %s\n", o->events[i],
+  if (fd == -EINVAL) {
+    event_open_strerror(fd, r->names[i], cpu >= 0, msg, sizeof msg);
+    fprintf(stderr, "Error:\n%s\n", msg);
+    if (a->exclude_user || a->exclude_kernel || a->exclude_hv)
+      fprintf(stderr, "  (the EV67 counts user and kernel together in Aggregate mode: only ProfileMe\n"
+                      "  events such as cycles:p sample by mode; --privileged records the kernel too)\n");
+    return -1;
+  }
+  fprintf(stderr, "profileme record: perf_event_open for '%s'%s failed: %s\n", r->names[i],
           cpu >= 0 ? " (system-wide)" : "", strerror(-fd));
   if (fd == -EACCES && pid < 0)
     fprintf(stderr, "  recording every process (-a, -C) needs --privileged or --paranoid 0 or lower, "

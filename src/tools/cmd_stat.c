@@ -8,6 +8,7 @@
  * stderr. */
 #include "tools/commands.h"
 #include "tools/events.h"
+#include "tools/fallback.h"
 #include "tools/spawn.h"
 #include "kernel/sim_pmu.h"
 #include "perfdata/pm_raw.h"
@@ -41,6 +42,8 @@ struct stat_run {
   int cpus[MACHINE_MAX_CPUS];    /* -a/-C: the CPUs counted; else { -1 } */
   int ncpus;
   bool no_aggr;                  /* -A: a line per CPU */
+  bool verbose;                  /* -v: perf's warnings */
+  int paranoid;                  /* kernel.perf_event_paranoid of the run */
   struct machine *m;
   struct progress progress;
 };
@@ -62,14 +65,14 @@ static int parse_event(const char *s, struct event *e)
     return -1;
   }
   const struct perf_event_attr *a = &e->attr;
-  /* The EV67's counters cannot tell user from kernel in Aggregate mode
-   * (arch/alpha/kernel/perf_event.c has PERF_PMU_CAP_NO_EXCLUDE), and a
-   * ProfileMe event counts sampled instructions, not its event. */
+  /* A ProfileMe event counts sampled instructions, not its event. A mode
+   * (:u, :k) on an Aggregate event is the kernel's to refuse (the EV67's
+   * counters cannot tell user from kernel: EINVAL, <not supported> as in
+   * perf stat). */
   bool hw = a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_RAW;
-  if (hw && (a->precise_ip || (a->config & (PM_CFG_PROFILEME | PM_CFG_RANDOM)) || a->exclude_user ||
-             a->exclude_kernel)) {
+  if (hw && (a->precise_ip || (a->config & (PM_CFG_PROFILEME | PM_CFG_RANDOM)))) {
     fprintf(stderr, "event '%s' cannot be counted by stat: it counts the EV67's four Aggregate-mode\n"
-                    "  events for user and kernel together (no :u, :k, :p or ProfileMe)\n", s);
+                    "  events (no :p or ProfileMe)\n", s);
     return -1;
   }
   e->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
@@ -80,7 +83,10 @@ static int parse_event(const char *s, struct event *e)
 
 /* Opens every event on the workload (or on each CPU of -a/-C); one that
  * cannot be opened is reported as perf stat reports it (<not supported>),
- * except a permission error. */
+ * except a permission error. As perf stat (stat_handle_error), an event
+ * refused for the kernel at paranoid > 1 is tried again without it and
+ * renamed (evsel__fallback); the EV67 refuses that on a hardware event
+ * (EINVAL), which is then <not supported> under its :u name. */
 static int open_events(struct stat_run *r, int pid)
 {
   for (int i = 0; i < r->n; i++) {
@@ -88,6 +94,11 @@ static int open_events(struct stat_run *r, int pid)
     for (int k = 0; k < r->ncpus; k++) {
       int cpu = r->cpus[k];
       e->fd[k] = machine_perf_open(r->m, &e->attr, cpu < 0 ? pid : -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+      char msg[256];
+      if (e->fd[k] < 0 && event_fallback(&e->attr, e->fd[k], r->paranoid, e->name, sizeof e->name, msg, sizeof msg)) {
+        if (r->verbose) fprintf(stderr, "Warning:\n%s\n", msg);
+        e->fd[k] = machine_perf_open(r->m, &e->attr, cpu < 0 ? pid : -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+      }
       if (e->fd[k] >= 0) continue;
       e->err = e->fd[k];
       if (e->err == -EACCES || e->err == -EPERM) {
@@ -156,8 +167,10 @@ static void usage(FILE *f)
     "      --sysroot DIR  where absolute guest paths are looked up first\n"
     "      --dump-fates FROM:COUNT  print the fates of fetched instructions FROM..\n"
     "      --user         count as a normal user (default: as root; the EV67 cannot\n"
-    "                     exclude the kernel, so a normal user at paranoid 2 cannot\n"
-    "                     count hardware events)\n"
+    "                     exclude the kernel, so at paranoid 2 a normal user's\n"
+    "                     hardware events fall back to :u and are <not supported>,\n"
+    "                     as with perf)\n"
+    "  -v, --verbose      perf's warnings (the fallback to user space only)\n"
     "      --paranoid N   kernel.perf_event_paranoid for the run (default 2)\n"
     "  -a, --all-cpus     count every task on every CPU (system-wide)\n"
     "  -C, --cpu LIST     system-wide on these CPUs only (0,1 or 0-1)\n"
@@ -244,7 +257,8 @@ int cmd_stat(int argc, char **argv)
     { "dump-fates", required_argument, 0, 'D' }, { "user", no_argument, 0, 'U' },
     { "paranoid", required_argument, 0, 'N' }, { "cpus", required_argument, 0, 'M' },
     { "all-cpus", no_argument, 0, 'a' }, { "cpu", required_argument, 0, 'C' },
-    { "no-aggr", no_argument, 0, 'A' }, { "per-cpu", no_argument, 0, 'A' }, { 0, 0, 0, 0 },
+    { "no-aggr", no_argument, 0, 'A' }, { "per-cpu", no_argument, 0, 'A' },
+    { "verbose", no_argument, 0, 'v' }, { 0, 0, 0, 0 },
   };
   struct stat_run r;
   memset(&r, 0, sizeof r);
@@ -257,7 +271,7 @@ int cmd_stat(int argc, char **argv)
   optind = 1;
   const char *cpu_list = NULL;
   bool all_cpus = false;
-  while ((c = getopt_long(argc, argv, "+e:x:haC:A", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+e:x:vhaC:A", opts, NULL)) != -1) {
     switch (c) {
     case 'e': {
       char *list = strdup(optarg), *cursor = list;
@@ -289,6 +303,7 @@ int cmd_stat(int argc, char **argv)
     case 'a': all_cpus = true; break;
     case 'C': cpu_list = optarg; break;
     case 'A': r.no_aggr = true; break;
+    case 'v': r.verbose = true; break;
     case 's': mo.os.sysroot = optarg; break;
     case 'D':
       if (sscanf(optarg, "%llu:%llu", (unsigned long long *)&mo.dump_from,
@@ -321,6 +336,7 @@ int cmd_stat(int argc, char **argv)
   signal(SIGPIPE, SIG_IGN);
   const char *prog = argv[optind];
   int rc;
+  r.paranoid = mo.perf.paranoid;
   r.m = tool_spawn("stat", &mo, argc - optind, argv + optind, &rc);
   if (!r.m) return rc;
   if (open_events(&r, machine_init_pid(r.m))) { close_events(&r); machine_destroy(r.m); return 1; }

@@ -77,8 +77,9 @@ perf script -i big.data -F period 2>/dev/null | awk -v t="$ninsn" '{ n++; s += $
 # Aggregate mode, skid and all, is far from uniform on the same loop: the
 # interrupt is taken at the first instruction of a retire group, so a few PCs
 # get most samples (the series: "4 PCs"; here the kernel's irregular paths
-# move the loop between a few alignments, so the 4 busiest hold most).
-rec -e cycles -o agg16.data "$out/loop16" 1000000
+# move the loop between a few alignments, so the 4 busiest hold most). An
+# Aggregate event cannot exclude the kernel: it needs --privileged.
+rec --privileged -e cycles -o agg16.data "$out/loop16" 1000000
 pcs agg16.data | sort -rn | awk '$2 ~ /^1200005[4-7][048c]$/ { n[++k] = $1; t += $1; if (k <= 4) top += $1 } END {
   e = t / 16; for (i = 1; i <= k; i++) c += (n[i] - e) ^ 2 / e; c += (16 - k) * e;
   if (t >= 100 && c > 75.4 && top >= 0.5 * t)
@@ -135,10 +136,49 @@ kp=$(perf script -i priv.data -F ip 2>/dev/null | grep -c '^ *fffffc') || true
 if [ "$ku" = 0 ] && [ "$kp" -gt 0 ]; then echo "PASS record/paranoid: 0 kernel samples as a user, $kp with --privileged"
 else echo "FAIL record/paranoid: $ku kernel samples as a user, $kp with --privileged"; fi
 
+# perf 6.1 at paranoid 2 (evsel__fallback): refused for the kernel, the event
+# is opened again excluding the kernel and the hypervisor and renamed with u;
+# -v prints perf's warning. Linux perf reads the attr and the name back.
+rm -f fb.data
+"$PROFILEME" record -v -c 997 -o fb.data "$out/traps" 20000 >/dev/null 2>fb.err
+ev=$(perf evlist -i fb.data -v 2>/dev/null | head -n 1)
+if grep -qxF 'kernel.perf_event_paranoid=2, trying to fall back to excluding kernel and hypervisor  samples' fb.err &&
+   [[ "$ev" == cycles:pu:* ]] && [[ "$ev" == *"exclude_kernel: 1, exclude_hv: 1"* ]]; then
+  echo "PASS record/paranoid-fallback: perf's warning, and perf evlist reads cycles:pu with exclude_kernel and exclude_hv"
+else echo "FAIL record/paranoid-fallback: '$(head -c 200 fb.err)' / '${ev:0:200}'"; fi
+# An Aggregate event cannot exclude the kernel (the Alpha PMU answers EINVAL,
+# PERF_PMU_CAP_NO_EXCLUDE): as a normal user the fallback ends in perf's
+# message for a per-thread event; as root it records both modes
+# with no exclude bit (perf sets none without a modifier).
+rm -f agg.data
+"$PROFILEME" record -q -e instructions -c 10000 -o agg.data "$out/branch_random" 20000 >/dev/null 2>agg.err; st=$?
+rm -f aggp.data
+"$PROFILEME" record -q --privileged -e instructions -c 10000 -o aggp.data "$out/branch_random" 20000 >/dev/null 2>&1
+evp=$(perf evlist -i aggp.data -v 2>/dev/null | head -n 1)
+if [ "$st" != 0 ] && grep -qxF "Invalid event (instructions:u) in per-thread mode, enable system wide with '-a'." agg.err &&
+   [[ "$evp" == instructions:* ]] && [[ "$evp" != *exclude* ]]; then
+  echo "PASS record/aggregate-no-exclude: refused as a normal user with perf's message; as root recorded without exclude bits"
+else echo "FAIL record/aggregate-no-exclude: status $st, '$(head -c 200 agg.err)' / '${evp:0:200}'"; fi
+
+# stat as a normal user (--user): perf stat's fallback, then <not supported>
+# for the hardware event under its :u name; the software and sim/ events
+# count user space (page-faults:u, sim/instructions/u). As root (the
+# default) a mode on a hardware event is <not supported> too, and without one
+# it counts.
+su=$("$PROFILEME" stat --user -x, -e instructions,page-faults,sim/instructions/u -- "$out/branch_random" 200000 2>&1 >/dev/null)
+sr=$("$PROFILEME" stat -x, -e instructions:u,instructions -- "$out/branch_random" 20000 2>&1 >/dev/null)
+# field CSV NAME: the value stat -x, printed for event NAME
+field() { awk -F, -v n="$2" '$3 == n { print $1 }' <<<"$1"; }
+ttc=$(field "$su" page-faults:u); siu=$(field "$su" sim/instructions/u); ins=$(field "$sr" instructions)
+if [ "$(field "$su" instructions:u)" = "<not supported>" ] && [ "$ttc" -gt 0 ] 2>/dev/null && [ "$siu" -gt 0 ] 2>/dev/null &&
+   [ "$(field "$sr" instructions:u)" = "<not supported>" ] && [ "$ins" -gt 0 ] 2>/dev/null; then
+  echo "PASS stat/paranoid-fallback: --user: <not supported> instructions:u, page-faults:u $ttc, sim/instructions/u $siu; root: instructions $ins, instructions:u <not supported>"
+else echo "FAIL stat/paranoid-fallback: --user: $(tr '\n' ' ' <<<"$su" | head -c 300) / root: $(tr '\n' ' ' <<<"$sr" | head -c 200)"; fi
+
 # Sampling every 10000 instructions, 50 times in a row: no hang, no warning.
 bad=0
 for i in $(seq 50); do
-  timeout 60 "$PROFILEME" record -q -e instructions -c 10000 -o many.data "$out/branch_random" 20000 >/dev/null 2>many.err || bad=$((bad + 1))
+  timeout 60 "$PROFILEME" record -q --privileged -e instructions -c 10000 -o many.data "$out/branch_random" 20000 >/dev/null 2>many.err || bad=$((bad + 1))
   grep -qi 'warn' many.err && bad=$((bad + 1))
 done
 if [ "$bad" = 0 ]; then echo "PASS record/fifty-runs: 50 runs sampling every 10000 instructions, clean"

@@ -195,6 +195,33 @@ static void test_removed_counter_parked(struct physmem *ram)
   world_done(&w);
 }
 
+/* Linux 6.1: PERF_PMU_CAP_NO_EXCLUDE, EINVAL from perf_try_init_event; the
+ * series keeps mode filtering for ProfileMe events (patch 13). */
+static void test_exclude(struct physmem *ram)
+{
+  struct world w;
+  world_init(&w, ram);
+  static const char *const name[4] = { "exclude_user", "exclude_kernel", "exclude_hv", "exclude_idle" };
+  for (int k = 0; k < 4; k++) {
+    for (int pm = 0; pm < 2; pm++) {
+      struct perf_event_attr a = { .type = PERF_TYPE_HARDWARE, .size = sizeof a,
+                                   .config = PERF_COUNT_HW_INSTRUCTIONS, .precise_ip = (uint8_t)pm,
+                                   .sample_period = 1000 };
+      a.exclude_user = k == 0; a.exclude_kernel = k == 1; a.exclude_hv = k == 2; a.exclude_idle = k == 3;
+      struct perf_event *e = NULL;
+      int err = perf_event_open(w.c, &a, 1000, -1, NULL, &e);
+      if (pm) CHECK_EQ_U64(err, 0, "exclude: %s on a ProfileMe event (instructions:p) is accepted", name[k]);
+      else CHECK_EQ_U64(err, (uint64_t)-EINVAL, "exclude: %s on an Aggregate event: EINVAL", name[k]);
+      if (!err) perf_event_close(e);
+    }
+  }
+  struct perf_event_attr raw = { .type = PERF_TYPE_RAW, .size = sizeof raw, .config = EV67_EV_MBOX,
+                                 .exclude_kernel = 1, .exclude_hv = 1 };
+  struct perf_event *e = NULL;
+  CHECK_EQ_U64(perf_event_open(w.c, &raw, 1000, -1, NULL, &e), (uint64_t)-EINVAL, "exclude: mbox-replays:u counting: EINVAL");
+  world_done(&w);
+}
+
 /* HRM Table 5-16 with SL0 = 1: the event decides what PCTR1 counts in the
  * window; a row where neither counter counts the event is refused. */
 static void test_pm_sl1(struct physmem *ram)
@@ -293,6 +320,7 @@ int main(void)
   if (!ram) return check_done();
   test_stale_at_sched_in(ram);
   test_removed_counter_parked(ram);
+  test_exclude(ram);
   test_pm_sl1(ram);
   test_data_src_and_exact(ram);
   phys_destroy(ram);
