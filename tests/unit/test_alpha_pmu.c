@@ -272,7 +272,7 @@ static void profile_one(struct world *w, uint64_t pc, uint32_t flags, uint8_t tr
 
 #define DS(a, b) ((uint64_t)PERF_MEM_##a##_##b << PERF_MEM_##a##_SHIFT)
 
-/* Patch 10: DATA_SRC by fate, in Linux 6.1's encoding; and patch 4's EXACT_IP
+/* Patch 10: DATA_SRC by fate, in Linux 6.1's encoding; and EXACT_IP
  * only for samples whose ip is the profiled instruction. */
 static void test_data_src_and_exact(struct physmem *ram)
 {
