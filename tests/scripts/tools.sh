@@ -40,7 +40,7 @@ if [ ! -x "$P" ]; then echo "FAIL tools: $P not built"; exit 1; fi
 # ---- malformed input and options (no fixture needed) ----
 head -c 100 /dev/zero | tr '\0' 'x' >"$out/garbage.data"
 : >"$out/empty.data"
-cmds=("report" "annotate hot_loop" "script" "script -D" "mem report" "dcpi")
+cmds=("report" "report -D" "annotate hot_loop" "script" "script -D" "mem report" "dcpi")
 for cmd in "${cmds[@]}"; do
   for f in missing garbage empty; do
     # shellcheck disable=SC2086
@@ -208,6 +208,24 @@ if run dump script -i "$data" -D; then
   if have_perf && "$PERF" script -D -i "$data" >"$out/perf-dump.out" 2>/dev/null; then
     check dump/offsets-as-perf "$(grep -c '^0x[0-9a-f]*@' "$out/perf-dump.out")" \
       "$(grep -Fxf <(grep '^0x[0-9a-f]*@' "$out/perf-dump.out") "$out/dump.out" | wc -l)"
+  fi
+fi
+
+# ---- report -D: perf report -D prints script -D's dump without the script
+# lines, after report's header line, and ends with the record counts ----
+if run report-dump report -i "$data" -D && [ -s "$out/dump.out" ] && [ -s "$out/script.out" ]; then
+  grep -vxF -f "$out/script.out" "$out/dump.out" >"$out/dump-noscript.out"
+  sed -n '3,$p' "$out/report-dump.out" | sed '/^Aggregated stats:$/,$d' | sed '$d' >"$out/report-dump.body"
+  check_file report-dump/same-as-script-dump "$out/dump-noscript.out" "$out/report-dump.body"
+  check report-dump/header "# To display the perf.data header info, please use --header/--header-only options.|#" \
+    "$(head -2 "$out/report-dump.out" | paste -sd'|')"
+  check report-dump/sample-records 250 "$(grep -c 'PERF_RECORD_SAMPLE(IP' "$out/report-dump.out")"
+  if have_perf && "$PERF" report -D -i "$data" >"$out/perf-report-dump.out" 2>/dev/null; then
+    sed -n '/^Aggregated stats:$/,$p' "$out/perf-report-dump.out" >"$out/perf-report-dump.stats"
+    sed -n '/^Aggregated stats:$/,$p' "$out/report-dump.out" >"$out/report-dump.stats"
+    check_file report-dump/stats-as-perf "$out/perf-report-dump.stats" "$out/report-dump.stats"
+    check report-dump/offsets-as-perf "$(grep -c '^0x[0-9a-f]*@' "$out/perf-report-dump.out")" \
+      "$(grep -Fxf <(grep '^0x[0-9a-f]*@' "$out/perf-report-dump.out") "$out/report-dump.out" | wc -l)"
   fi
 fi
 
