@@ -30,17 +30,21 @@ static void print_sysfs(void)
   }
 }
 
-/* perf list's "Kernel PMU event" lines and the format terms. */
+/* perf list's "Kernel PMU event" lines (each events/ file, bare and
+ * PMU-qualified) and the format terms. */
 static void print_pmu(const struct pmu_sysfs *d)
 {
   for (size_t j = 0; j < d->nevents; j++) {
-    char name[64];
-    snprintf(name, sizeof name, "%s/%s/", d->name, d->events[j].name);
-    printf("  %-50s [Kernel PMU event: %.*s]\n", name, clen(d->events[j].content), d->events[j].content);
+    char name[96];
+    snprintf(name, sizeof name, "%s OR %s/%s/", d->events[j].name, d->name, d->events[j].name);
+    printf("  %-50s [Kernel PMU event]\n", name);
   }
+  printf("\n%s/ events (sysfs devices/%s/events):\n", d->name, d->name);
+  for (size_t j = 0; j < d->nevents; j++)
+    printf("  %-14s %.*s\n", d->events[j].name, clen(d->events[j].content), d->events[j].content);
   printf("\n%s/ format (sysfs devices/%s/format):\n", d->name, d->name);
   for (size_t j = 0; j < d->nformat; j++)
-    printf("  %-12s %.*s\n", d->format[j].name, clen(d->format[j].content), d->format[j].content);
+    printf("  %-14s %.*s\n", d->format[j].name, clen(d->format[j].content), d->format[j].content);
 }
 
 int cmd_list(int argc, char **argv)

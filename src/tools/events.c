@@ -3,7 +3,10 @@
  * (kernel/alpha_sysfs.h) as perf's util/pmu.c takes them from the files: a
  * format file "config1:0-2" says which attr field and which bits a term's
  * value fills, an events/ file's terms replace a term that names it, and
- * perf's own terms (config, config1, config2, period, freq) are built in. */
+ * perf's own terms (config, config1, config2, period, freq) are built in.
+ * As in perf's parse_events_add_pmu, the built-in terms are applied first
+ * and the format terms then OR their bits in (pmu_format_value without
+ * zeroing), whatever the order they are written in. */
 #include "tools/events.h"
 #include "kernel/alpha_sysfs.h"
 #include "kernel/sim_pmu.h"
@@ -66,14 +69,13 @@ static uint64_t format_max(uint64_t bits)
   return n >= 64 ? UINT64_MAX : (1ull << n) - 1;
 }
 
-/* pmu_format_value: the value's low bits go, in order, to the format's
- * bits, which are cleared first (a later term overrides an earlier one). */
+/* pmu_format_value: the value's low bits are ORed, in order, into the
+ * format's bits. */
 static void format_place(uint64_t bits, uint64_t value, __u64 *v)
 {
   for (int fbit = 0, vbit = 0; fbit < 64; fbit++) {
     if (!(bits >> fbit & 1)) continue;
     if (value >> vbit++ & 1) *v |= 1ull << fbit;
-    else *v &= ~(1ull << fbit);
   }
 }
 
@@ -121,24 +123,28 @@ static void valid_terms(const struct pmu_sysfs *pmu, struct perr *e)
   if (o < sizeof e->help) snprintf(e->help + o, sizeof e->help - o, "config,config1,config2,period,freq");
 }
 
+/* The passes over a term list: perf's built-in terms, then the formats. */
+enum pass { PASS_BUILTIN, PASS_FORMAT };
+
 static int terms_apply(const struct pmu_sysfs *pmu, const char *s, size_t len, int at, bool alias_ok,
-                       struct perf_event_attr *a, struct perr *e);
+                       enum pass pass, struct perf_event_attr *a, struct perr *e);
 
 /* An event alias (events/NAME) stands for its terms, applied in its
  * place; an alias's terms name formats only. */
 static int alias_apply(const struct pmu_sysfs *pmu, const struct pmu_sysfs_attr *al, int at,
-                       struct perf_event_attr *a, struct perr *e)
+                       enum pass pass, struct perf_event_attr *a, struct perr *e)
 {
   size_t n = strcspn(al->content, "\n");
   struct perr inner = { .idx = -1 };
-  if (!terms_apply(pmu, al->content, n, 0, false, a, &inner)) return 0;
+  if (!terms_apply(pmu, al->content, n, 0, false, pass, a, &inner)) return 0;
   char msg[sizeof e->str];
   snprintf(msg, sizeof msg, "bad sysfs event '%s': %s", al->name, inner.str);
   return fail(e, at, msg);
 }
 
-/* Applies one term (pmu_config_term, with perf_pmu__check_alias first). */
-static int term_apply(const struct pmu_sysfs *pmu, const struct term *t, bool alias_ok,
+/* Applies one term in its pass (config_term_common, pmu_config_term;
+ * perf_pmu__check_alias first). */
+static int term_apply(const struct pmu_sysfs *pmu, const struct term *t, bool alias_ok, enum pass pass,
                       struct perf_event_attr *a, struct perr *e)
 {
   uint64_t v = 0;
@@ -147,16 +153,18 @@ static int term_apply(const struct pmu_sysfs *pmu, const struct term *t, bool al
   const struct pmu_sysfs_attr *al = NULL;
   if (alias_ok && !fmt && num && v == 1) al = attr_find(pmu->events, pmu->nevents, t->name, t->nlen);
   if (alias_ok && !al && !num && term_is(t, "event")) al = attr_find(pmu->events, pmu->nevents, t->val, t->vlen);
-  if (al) return alias_apply(pmu, al, t->at, a, e);
+  if (al) return alias_apply(pmu, al, t->at, pass, a, e);
   static const char *const builtin[] = { "config", "config1", "config2", "period", "freq" };
   for (int i = 0; i < 5; i++) {
     if (!term_is(t, builtin[i])) continue;
+    if (pass != PASS_BUILTIN) return 0;
     if (!num) return fail(e, t->val_at, "expected numeric value");
     if (i < 3) *field_ptr(a, i) = v;
     else if (i == 3) { a->sample_period = v; a->freq = 0; }
     else { a->sample_freq = v; a->freq = 1; }
     return 0;
   }
+  if (pass != PASS_FORMAT) return 0;
   if (!fmt) {
     char msg[sizeof e->str];
     snprintf(msg, sizeof msg, "unknown term '%.*s' for pmu '%s'", (int)t->nlen, t->name, pmu->name);
@@ -178,7 +186,7 @@ static int term_apply(const struct pmu_sysfs *pmu, const struct term *t, bool al
 
 /* Applies the comma-separated terms s[0..len) (spec offset at). */
 static int terms_apply(const struct pmu_sysfs *pmu, const char *s, size_t len, int at, bool alias_ok,
-                       struct perf_event_attr *a, struct perr *e)
+                       enum pass pass, struct perf_event_attr *a, struct perr *e)
 {
   size_t i = 0;
   if (!len) return 0;   /* cpu// : the PMU's defaults, as perf allows */
@@ -190,7 +198,7 @@ static int terms_apply(const struct pmu_sysfs *pmu, const char *s, size_t len, i
     t.nlen = (eq ? (size_t)(eq - s) : end) - i;
     if (eq) { t.val = eq + 1; t.vlen = end - (size_t)(eq + 1 - s); t.val_at = at + (int)(eq + 1 - s); }
     if (!t.nlen) return fail(e, t.at, "parser error");
-    if (term_apply(pmu, &t, alias_ok, a, e)) return -1;
+    if (term_apply(pmu, &t, alias_ok, pass, a, e)) return -1;
     if (end == len) return 0;
     i = end + 1;
   }
@@ -239,7 +247,10 @@ static int parse_name(const char *s, size_t len, struct perf_event_attr *a, stru
       return fail(e, 0, msg);
     }
     a->type = (uint32_t)strtoul(pmu->type, NULL, 10);
-    return terms_apply(pmu, slash + 1, len - pl - 2, (int)pl + 1, true, a, e);
+    const char *t = slash + 1;
+    size_t tl = len - pl - 2;
+    return terms_apply(pmu, t, tl, (int)pl + 1, true, PASS_BUILTIN, a, e) ||
+           terms_apply(pmu, t, tl, (int)pl + 1, true, PASS_FORMAT, a, e) ? -1 : 0;
   }
   for (size_t i = 0; i < sizeof symbolic / sizeof symbolic[0]; i++) {
     bool is = (strlen(symbolic[i].name) == len && !strncmp(s, symbolic[i].name, len)) ||
@@ -255,7 +266,7 @@ static int parse_name(const char *s, size_t len, struct perf_event_attr *a, stru
   const struct pmu_sysfs_attr *al = attr_find(cpu->events, cpu->nevents, s, len);
   if (!al) return fail(e, 0, "parser error");
   a->type = (uint32_t)strtoul(cpu->type, NULL, 10);
-  return alias_apply(cpu, al, 0, a, e);
+  return alias_apply(cpu, al, 0, PASS_BUILTIN, a, e) || alias_apply(cpu, al, 0, PASS_FORMAT, a, e) ? -1 : 0;
 }
 
 /* The modifiers after ':' (or after a PMU event's closing '/'); at is the

@@ -229,6 +229,61 @@ if run report-dump report -i "$data" -D && [ -s "$out/dump.out" ] && [ -s "$out/
   fi
 fi
 
+# ---- the cpu PMU's sysfs files, read by Linux perf ----
+# list --sysfs writes the tree; perf, with the tree mounted over
+# /sys/bus/event_source/devices in a private mount namespace, parses the same
+# events: the attr config and config1 it builds (perf stat -vv) must equal
+# the ones our parser put in a recorded file (perf evlist -v).
+sysfs=$out/sysfs
+rm -rf "$sysfs" && mkdir -p "$sysfs"
+"$P" list --sysfs >"$out/sysfs.txt"
+while IFS= read -r line; do
+  f=${line%%: *}; f=$sysfs/${f#/sys/bus/event_source/devices/}
+  mkdir -p "$(dirname "$f")" && printf '%s\n' "${line#*: }" >"$f"
+done <"$out/sysfs.txt"
+check sysfs/format-event "config:0-7" "$(cat "$sysfs/cpu/format/event")"
+check sysfs/format-trap "config1:2" "$(cat "$sysfs/cpu/format/trap")"
+check sysfs/events-bcache "event=0x3" "$(cat "$sysfs/cpu/events/bcache-misses")"
+specs=()
+for e in "$sysfs"/cpu/events/*; do specs+=("cpu/$(basename "$e")/"); done
+specs+=(cpu/event=0x4/ cpu/event=1,profileme=1/ cpu/event=2,random=1/ cpu/event=1,profileme=1,sl1=3/
+        cpu/cycles,profileme=1,retired=1/ cpu/cycles,profileme=1,mispredict=1/ cpu/event=1,profileme=1,trap=1,config1=3/
+        cpu/event=1,profileme=1,random=1,config1=4/)
+# a run of tools_hot.c (the fixture's build is for its symbols, not to run)
+run_prog=$out/hot_run
+alpha_static tests/perfdata/tools_hot.c "$run_prog" || fail sysfs/build "cannot build tools_hot.c to run"
+# record takes 8 events a run: the specs in runs of 8, perf evlist -v on each
+# ("name: type: 4, ..., config: 0x3, ..., { bp_addr, config1 }: 0x4")
+rec_ok=1
+: >"$out/sysfs-ours.txt"
+for ((i = 0; i < ${#specs[@]}; i += 8)); do
+  recargs=()
+  for e in "${specs[@]:i:8}"; do recargs+=(-e "$e"); done
+  "$P" record -q -c 100000 -o "$out/sysfs.data" "${recargs[@]}" -- "$run_prog" >/dev/null 2>"$out/sysfs-rec.err" || { rec_ok=0; break; }
+  have_perf && "$PERF" evlist -v -i "$out/sysfs.data" 2>/dev/null | awk -F', ' '{ c = "0"; c1 = "0"
+    for (i = 1; i <= NF; i++) { if ($i ~ /^config: /) c = substr($i, 9); if ($i ~ /config1 }: /) c1 = substr($i, index($i, "}: ") + 3) }
+    printf "%s %s\n", c, c1 }' >>"$out/sysfs-ours.txt"
+done
+if [ "$rec_ok" = 1 ]; then
+  pass sysfs/every-event-records
+  if have_perf && unshare -m true 2>/dev/null; then
+    list=$(IFS=,; echo "${specs[*]}")
+    unshare -m sh -c 'mount --bind "$1" /sys/bus/event_source/devices && "$2" stat -vv -e "$3" true' sh \
+      "$sysfs" "$PERF" "$list" 2>&1 | awk '/^perf_event_attr:/ { if (n++) print c, c1; c = "0"; c1 = "0" }
+        /^  config  / { c = $2 } /config1 }/ { c1 = $NF }
+        END { if (n) print c, c1 }' >"$out/sysfs-perf.txt"
+    check_file sysfs/perf-parses-the-same "$out/sysfs-perf.txt" "$out/sysfs-ours.txt"
+    unshare -m sh -c 'mount --bind "$1" /sys/bus/event_source/devices && "$2" list pmu' sh "$sysfs" "$PERF" 2>/dev/null |
+      grep 'Kernel PMU event' | tr -s ' ' | sort >"$out/sysfs-perf-list.txt"
+    "$P" list | grep 'Kernel PMU event' | tr -s ' ' | sort >"$out/sysfs-our-list.txt"
+    check_file sysfs/list-as-perf-list "$out/sysfs-perf-list.txt" "$out/sysfs-our-list.txt"
+  else
+    echo "tools: perf or a private mount namespace is not available; perf's reading of the sysfs files is not checked"
+  fi
+else
+  fail sysfs/every-event-records "$(head -c 300 "$out/sysfs-rec.err")"
+fi
+
 # ---- mem report ----
 if run mem mem report -i "$data" --stdio; then
   total=$(awk '$1 == "mem" { w += $6 } END { print w }' "$ans")

@@ -67,7 +67,7 @@ static void test_formats(struct rig *r)
     snprintf(want, sizeof want, "value too big for format, maximum is %llu", (unsigned long long)((1ull << n) - 1));
     CHECK(event_parse_msg(spec, &a, msg, sizeof msg) && strstr(msg, want), "parse %s: '%s'", spec, want);
     /* the driver accepts the term's bits on a ProfileMe cycles event */
-    snprintf(spec, sizeof spec, "cpu/event=1,profileme=1,%s=%llu/", fmts[i].name,
+    snprintf(spec, sizeof spec, "cpu/%sprofileme=1,%s=%llu/", i ? "event=1," : "", fmts[i].name,
              (unsigned long long)(i == 0 ? 4 : (1ull << n) - 1));
     CHECK_EQ_U64(open_rc(r, spec), 0, "perf_event_open accepts %s", spec);
   }
@@ -128,6 +128,9 @@ static void test_events(struct rig *r)
     { "cpu/cycles,profileme=1,config1=7/", PERF_TYPE_RAW, 1 | PM, 7, 0 },
     { "cpu/event=1,profileme=1,sl1=2/", PERF_TYPE_RAW, 1 | PM | 2ull << PM_CFG_SL1_SHIFT, 0, 0 },
     { "cpu/event=1,profileme=1,trap=1,mispredict=1/", PERF_TYPE_RAW, 1 | PM, 6, 0 },
+    /* perf applies config1= before the format terms, which OR their bits in */
+    { "cpu/event=1,profileme=1,trap=1,config1=3/", PERF_TYPE_RAW, 1 | PM, 7, 0 },
+    { "cpu/config=0x100,event=2/", PERF_TYPE_RAW, 2 | PM, 0, 0 },
     { "cpu/event=cycles,profileme=1/", PERF_TYPE_RAW, 1 | PM, 0, 0 },
     { "cpu/bcache-misses/p", PERF_TYPE_RAW, 3, 0, 1 },
     { "cpu/mem-loads/P", PERF_TYPE_RAW, 1 | PM, PM_FILT_RETIRED, 2 },
