@@ -284,6 +284,43 @@ else
   fail sysfs/every-event-records "$(head -c 300 "$out/sysfs-rec.err")"
 fi
 
+# ---- mem record: perf mem record's event choice; the file is read by our
+# mem report, perf mem report and perf script ----
+check mem-record/list "mem-loads    : available|mem-stores   : available|mem-ldst     : available" \
+  "$("$P" mem record -e list 2>&1 | paste -sd'|')"
+"$P" mem record -e bogus -- "$run_prog" >/dev/null 2>"$out/err.txt"
+check mem-record/unknown-tag "2|failed: event 'bogus' not found, use '-e list' to get list of available events" \
+  "$?|$(head -1 "$out/err.txt")"
+if "$P" mem record -q -c 2000 -o "$out/memrec.data" -- "$run_prog" >/dev/null 2>"$out/memrec.err"; then
+  pass mem-record/runs
+  run memrec-report mem report -i "$out/memrec.data" &&
+    nmem=$(grep -m1 "^# Samples: .* of event 'cpu/mem-ldst/P'" "$out/memrec-report.out" | awk '{ print $3 }')
+  run memrec-all mem report --all -i "$out/memrec.data"
+  if have_perf; then
+    check mem-record/event "cpu/mem-ldst/P|config: 0x101|precise_ip: 2|config1 }: 0x1" \
+      "$("$PERF" evlist -v -i "$out/memrec.data" 2>/dev/null | grep -o -e '^cpu/mem-ldst/P' -e 'precise_ip: 2' \
+         -e 'config: 0x101' -e 'config1 }: 0x1' | paste -sd'|')"
+    # the memory operations by perf's decoding of data_src are the samples our mem report counts
+    check mem-record/memory-ops-as-perf-script "$("$PERF" script -i "$out/memrec.data" -F data_src 2>/dev/null |
+      grep -c -e '|OP LOAD|' -e '|OP STORE|' -e '|OP PFETCH|')" "${nmem:-}"
+    if "$PERF" mem report --stdio -i "$out/memrec.data" >"$out/perf-memrec.out" 2>/dev/null; then
+      check mem-record/perf-mem-report "$(grep -e '^# Samples' -e '^# Total weight' "$out/perf-memrec.out" | paste -sd'|')" \
+        "$(grep -e '^# Samples' -e '^# Total weight' "$out/memrec-all.out" | paste -sd'|')"
+    else
+      fail mem-record/perf-mem-report "perf mem report cannot read the file"
+    fi
+  fi
+else
+  fail mem-record/runs "$(head -c 300 "$out/memrec.err")"
+fi
+# perf mem's -t before the subcommand, and record's own -t with -U (--all-user: user
+# only even as root)
+"$P" mem -t load record -q -c 20000 -o "$out/memrec-l.data" -- "$run_prog" >/dev/null 2>&1
+check mem-record/type-load "0|cpu/mem-loads/P" "$?|$(have_perf && "$PERF" evlist -i "$out/memrec-l.data" 2>/dev/null)"
+"$P" mem record -t store -U --privileged -q -c 20000 -o "$out/memrec-s.data" -- "$run_prog" >/dev/null 2>&1
+check mem-record/type-store-user "0|cpu/mem-stores/Pu|exclude_kernel: 1" \
+  "$?|$(have_perf && "$PERF" evlist -v -i "$out/memrec-s.data" 2>/dev/null | grep -o -e '^cpu/mem-stores/Pu' -e 'exclude_kernel: 1' | paste -sd'|')"
+
 # ---- mem report ----
 if run mem mem report -i "$data" --stdio; then
   total=$(awk '$1 == "mem" { w += $6 } END { print w }' "$ans")
