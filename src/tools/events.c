@@ -236,10 +236,12 @@ static int parse_name(const char *s, size_t len, struct perf_event_attr *a, stru
   if (slash) {
     char pmu_name[32];
     size_t pl = (size_t)(slash - s);
+    /* sim/NAME/, or sim/NAME as stat has always taken it */
+    if (pl == 3 && !strncmp(s, "sim", 3))
+      return len < 5 || parse_sim(s + 4, len - 4 - (s[len - 1] == '/'), a) ? fail(e, 4, "unknown sim event") : 0;
     if (!pl || pl >= sizeof pmu_name || s[len - 1] != '/' || len < pl + 2) return fail(e, 0, "parser error");
     memcpy(pmu_name, s, pl);
     pmu_name[pl] = 0;
-    if (!strcmp(pmu_name, "sim")) return parse_sim(s + 4, len - 5, a) ? fail(e, 4, "unknown sim event") : 0;
     const struct pmu_sysfs *pmu = pmu_sysfs_find(pmu_name);
     if (!pmu) {
       char msg[sizeof e->str];

@@ -142,7 +142,11 @@ static void test_events(struct rig *r)
   CHECK(!event_parse("cpu/event=1,period=5000/", &a) && a.sample_period == 5000, "parse period=5000");
   CHECK(!event_parse("page-faults", &a) && a.type == PERF_TYPE_SOFTWARE && a.config == PERF_COUNT_SW_PAGE_FAULTS,
         "parse page-faults");
-  CHECK(!event_parse("sim/cycles/", &a) && a.type == 9, "parse sim/cycles/");
+  CHECK(!event_parse("sim/cycles/", &a) && a.type == 9 && a.config == 0, "parse sim/cycles/");
+  CHECK(!event_parse("sim/cycles", &a) && a.type == 9 && a.config == 0, "parse sim/cycles (no closing slash)");
+  CHECK(!event_parse("sim/fetched/u", &a) && a.type == 9 && a.exclude_kernel, "parse sim/fetched/u");
+  CHECK(event_parse("sim/nosuch/", &a) && event_parse("sim//", &a) && event_parse("sim/", &a),
+        "unknown sim events are errors");
   char list[] = "instructions,cpu/event=1,sl1=0/,sim/cycles/", *cur = list;
   const char *e1 = event_list_next(&cur), *e2 = event_list_next(&cur), *e3 = event_list_next(&cur);
   CHECK(e1 && e2 && e3 && !strcmp(e2, "cpu/event=1,sl1=0/") && !strcmp(e3, "sim/cycles/") && !event_list_next(&cur),
