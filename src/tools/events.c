@@ -130,7 +130,7 @@ static int terms_apply(const struct pmu_sysfs *pmu, const char *s, size_t len, i
                        enum pass pass, struct perf_event_attr *a, struct perr *e);
 
 /* An event alias (events/NAME) stands for its terms, applied in its
- * place; an alias's terms name formats only. */
+ * place (in the same pass); aliases do not nest. */
 static int alias_apply(const struct pmu_sysfs *pmu, const struct pmu_sysfs_attr *al, int at,
                        enum pass pass, struct perf_event_attr *a, struct perr *e)
 {
