@@ -10,6 +10,7 @@
 #include "tools/events.h"
 #include "kernel/alpha_sysfs.h"
 #include "kernel/sim_pmu.h"
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -104,7 +105,7 @@ static int term_num(const struct term *t, uint64_t *v)
   memcpy(buf, t->val, t->vlen);
   buf[t->vlen] = 0;
   bool hex = t->vlen > 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
-  if (!(hex ? buf[2] : buf[0]) || buf[0] == '-' || buf[0] == '+') return -1;
+  if (!(hex ? isxdigit((unsigned char)buf[2]) : isdigit((unsigned char)buf[0]))) return -1;
   errno = 0;
   *v = strtoull(hex ? buf + 2 : buf, &end, hex ? 16 : 10);
   return *end || errno ? -1 : 0;

@@ -166,6 +166,9 @@ static void test_errors(void)
         "a multi-bit term without a value is an error");
   CHECK(event_parse_msg("cpu/event=x/", &a, msg, sizeof msg) == -1 && strstr(msg, "expected numeric value"),
         "a non-numeric value is an error");
+  CHECK(event_parse("cpu/event= 1/", &a) && event_parse("cpu/event=-1/", &a) && event_parse("cpu/event=0x/", &a) &&
+        event_parse("cpu/event=1x/", &a) && !event_parse("cpu/event=0X4/", &a) && a.config == 4,
+        "numbers are decimal or 0x hex, nothing else");
   CHECK(event_parse_msg("cpu/event=1,profileme=1,random=1,sl1=9/", &a, msg, sizeof msg) == -1 &&
         !strcmp(msg, "event syntax error: '..ndom=1,sl1=9/'\n"
                      "                                  \\___ value too big for format, maximum is 3\n"),
