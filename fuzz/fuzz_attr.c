@@ -78,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = size - 1 < sizeof spec - 1 ? size - 1 : sizeof spec - 1;
     memcpy(spec, data + 1, n);
     spec[n] = '\0';
-    if (event_parse(spec, attr) != 0) return 0;
+    char msg[1024];   /* the error text too: perf's pointer and cut arithmetic */
+    if (event_parse_msg(spec, attr, msg, sizeof msg) != 0) return 0;
     attr->sample_period = 1000;
     attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
   } else {

@@ -67,6 +67,7 @@ static void usage(FILE *f)
 {
   fprintf(f,
     "usage: profileme mem report [-i FILE] [--stdio] [-s KEYS] [-t load|store] [--all]\n"
+    "       profileme mem record [-t load|store] [-e TAGS] [RECORD-OPTIONS] PROG ('mem record -h')\n"
     "Summarizes samples by data source like perf mem report --stdio: memory level\n"
     "(L1, L2 = the B-cache, RAM), TLB hit or miss, operation, with the symbol and\n"
     "the data address. Overhead is the share of the samples' weight.\n"
@@ -361,8 +362,18 @@ int cmd_mem(int argc, char **argv)
     usage(stdout);
     return 0;
   }
+  /* perf mem's own -t may come before the subcommand */
+  int type = 0;
+  if (argc >= 3 && (!strcmp(argv[1], "-t") || !strcmp(argv[1], "--type"))) {
+    if (!(type = mem_parse_type(argv[2]))) {
+      fprintf(stderr, "profileme mem: --type is load, store or load,store, not '%s'\n", argv[2]);
+      return 2;
+    }
+    argc -= 2, argv += 2;
+  }
+  if (argc >= 2 && !strcmp(argv[1], "record")) return cmd_mem_record(argc - 1, argv + 1, type);
   if (argc < 2 || strcmp(argv[1], "report")) {
-    fprintf(stderr, "profileme mem: only 'profileme mem report' is available (record with 'profileme record')\n");
+    fprintf(stderr, "profileme mem: 'profileme mem record' or 'profileme mem report'\n");
     usage(stderr);
     return 2;
   }
@@ -378,14 +389,15 @@ int cmd_mem(int argc, char **argv)
     case 'i': input = optarg; break;
     case O_STDIO: break;
     case 's': if (parse_sort(&m, optarg)) return 2; break;
-    case 't':
-      if (!strcmp(optarg, "load")) m.types |= PERF_MEM_OP_LOAD | PERF_MEM_OP_PFETCH;
-      else if (!strcmp(optarg, "store")) m.types |= PERF_MEM_OP_STORE;
-      else {
-        fprintf(stderr, "profileme mem: --type is load or store, not '%s'\n", optarg);
+    case 't': {
+      int t = mem_parse_type(optarg);
+      if (!t) {
+        fprintf(stderr, "profileme mem: --type is load, store or load,store, not '%s'\n", optarg);
         return 2;
       }
+      type |= t;
       break;
+    }
     case O_ALL: m.all = true; break;
     case O_SYMFS: symfs = optarg; break;
     case 'h': usage(stdout); return 0;
@@ -396,6 +408,8 @@ int cmd_mem(int argc, char **argv)
     fprintf(stderr, "profileme mem: unexpected argument '%s'\n", argv[optind]);
     return 2;
   }
+  if (type & 1) m.types |= PERF_MEM_OP_LOAD | PERF_MEM_OP_PFETCH;
+  if (type & 2) m.types |= PERF_MEM_OP_STORE;
   if (!m.nkeys) m.keys[m.nkeys++] = M_MEM;
   for (size_t i = 0; i < m.nkeys; i++) m.ds_mask |= mkeys[m.keys[i]].ds_mask;
   return run(&m, input, symfs);

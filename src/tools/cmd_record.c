@@ -266,8 +266,9 @@ static int build_attrs(struct rec *r, const struct rec_opts *o)
 {
   for (int i = 0; i < o->nevents; i++) {
     struct perf_event_attr *a = &r->attr[i];
-    if (event_parse(o->events[i], a)) {
-      fprintf(stderr, "event syntax error: '%s'\n%s", o->events[i], event_help);
+    char msg[1024];
+    if (event_parse_msg(o->events[i], a, msg, sizeof msg)) {
+      fprintf(stderr, "%sRun 'profileme list' for a list of valid events\n", msg);
       return 2;
     }
     a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |

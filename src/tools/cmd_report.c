@@ -6,6 +6,7 @@
  * address (and widen Symbol to 22, Shared Object to 16), the last column is
  * not padded when it is the symbol. Events without samples are skipped. */
 #include "tools/commands.h"
+#include "tools/dump.h"
 #include "tools/session.h"
 #include "util/err.h"
 #include <getopt.h>
@@ -39,12 +40,14 @@ struct report {
   size_t ncomms, ndsos, nsyms, npids, ntids;
   struct hist **hists;         /* per event */
   uint64_t *total, *nsamples;  /* per event, filters not applied (as perf) */
+  bool dump;                   /* -D: dump every record, then the counts */
+  uint32_t types[DUMP_NTYPES]; /* -D: records per type, [0] all */
 };
 
 static void usage(FILE *f)
 {
   fprintf(f,
-    "usage: profileme report [-i FILE] [--stdio] [-s KEYS] [-n] [FILTERS]\n"
+    "usage: profileme report [-i FILE] [--stdio] [-s KEYS] [-n] [-D] [FILTERS]\n"
     "Summarizes the samples of a perf.data file like perf report --stdio: one\n"
     "section per event, entries sorted by overhead (share of the event's period).\n"
     "  -i, --input FILE        perf.data file (default: perf.data)\n"
@@ -59,6 +62,8 @@ static void usage(FILE *f)
     "      --percent-limit N   hide entries under N percent\n"
     "      --symfs DIR         look for the recorded files under DIR\n"
     "      --header, --header-only  print the file's header information\n"
+    "  -D, --dump-raw-trace    dump every record as script -D does (without the\n"
+    "                          script lines), then the counts of records and samples\n"
     "Exit status: 0 success, 1 unreadable or malformed input, 2 bad options.\n");
 }
 
@@ -95,11 +100,18 @@ static const char *dso_name(const struct sym_dso *d) { return d ? d->short_name 
 static int on_record(void *ctx, struct session *s, const struct session_rec *r)
 {
   struct report *rp = ctx;
+  if (rp->dump) {
+    /* perf report -D: the dump perf script -D prints, without script lines */
+    dump_record(s, r, NULL, NULL);
+    rp->types[0]++;
+    if (r->h->type < DUMP_NTYPES) rp->types[r->h->type]++;
+  }
   if (!r->sample) return 0;
   const struct pd_sample *smp = r->sample;
   size_t ev = session_event_index(s, smp->event);
   rp->nsamples[ev]++;
   rp->total[ev] += smp->period;
+  if (rp->dump) return 0;
   const char *comm = sym_comm(s->m, smp->pid, smp->tid);
   if (!in_list(rp->comms, rp->ncomms, comm) || !in_list(rp->dsos, rp->ndsos, dso_name(r->loc.dso)) ||
       (rp->nsyms && (!r->loc.sym || !in_list(rp->syms, rp->nsyms, r->loc.sym->name))) ||
@@ -333,6 +345,15 @@ static int run(struct report *rp, const char *input, const char *symfs)
   } else if (rp->header_only) {
     print_header_info(&s);
     rc = 0;
+  } else if (rp->dump) {
+    printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+    if ((e = session_run(&s, on_record, rp)) != 0) {
+      fflush(stdout);
+      fprintf(stderr, "profileme report: %s: %s\n", s.path, s.err);
+    } else {
+      dump_stats(&s, rp->types, rp->nsamples);
+      rc = 0;
+    }
   } else if ((e = session_run(&s, on_record, rp)) != 0) {
     fprintf(stderr, "profileme report: %s: %s\n", s.path, s.err);
   } else {
@@ -363,16 +384,17 @@ int cmd_report(int argc, char **argv)
     { "pid", required_argument, NULL, O_PID }, { "tid", required_argument, NULL, O_TID },
     { "percent-limit", required_argument, NULL, O_LIMIT }, { "symfs", required_argument, NULL, O_SYMFS },
     { "header", no_argument, NULL, O_HEADER }, { "header-only", no_argument, NULL, O_HEADER_ONLY },
-    { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    { "dump-raw-trace", no_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
   };
   struct report rp = { .keys = { K_COMM, K_DSO, K_SYM }, .nkeys = 3 };
   const char *input = NULL, *symfs = NULL;
   int c;
   char *end;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "i:s:nh", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "i:s:nDh", opts, NULL)) != -1) {
     switch (c) {
     case 'i': input = optarg; break;
+    case 'D': rp.dump = true; break;
     case O_STDIO: break;
     case 's': if (parse_sort(&rp, optarg)) return 2; break;
     case 'n': rp.show_nr = true; break;

@@ -53,7 +53,8 @@ static int parse_event(const char *s, struct event *e)
 {
   memset(e, 0, sizeof *e);
   snprintf(e->name, sizeof e->name, "%s", s);
-  if (event_parse(s, &e->attr)) {
+  char msg[1024];
+  if (event_parse_msg(s, &e->attr, msg, sizeof msg)) {
     if (!strncmp(s, "sim/", 4))
       fprintf(stderr, "event syntax error: '%s'\n  unknown sim event; 'profileme stat --list' shows them\n", s);
     else if (!strcmp(s, "cache-references") || !strcmp(s, "branches") || !strcmp(s, "branch-misses") ||
@@ -61,7 +62,7 @@ static int parse_event(const char *s, struct event *e)
       fprintf(stderr, "event '%s' is not supported by the EV67 PMU (perf: <not supported>);\n"
                       "  its exact count is available as a sim/ event, e.g. sim/branch-misses/\n", s);
     else
-      fprintf(stderr, "event syntax error: '%s'\n  unknown event; 'profileme stat --list' shows them\n", s);
+      fprintf(stderr, "%sRun 'profileme stat --list' for a list of valid events\n", msg);
     return -1;
   }
   const struct perf_event_attr *a = &e->attr;

@@ -22,8 +22,15 @@ int cmd_annotate(int argc, char **argv);
 /* profileme script [-i FILE] [-F FIELDS] [-D]: one line per sample, like perf script. */
 int cmd_script(int argc, char **argv);
 
-/* profileme mem report [-i FILE]: samples by data source, like perf mem report. */
+/* profileme mem [-t TYPE] report|record ...: samples by data source, like
+ * perf mem report; recording with the memory events, like perf mem record. */
 int cmd_mem(int argc, char **argv);
+/* profileme mem record [-t TYPE] [-e TAGS] [-U] [-K] [RECORD-OPTIONS] PROG:
+ * argv[0] is "record"; type is mem's -t before the subcommand (OP bits
+ * from mem_parse_type, 0 for the default, loads and stores). */
+int cmd_mem_record(int argc, char **argv, int type);
+/* -t's value (load, store, load,store): 1 load, 2 store, 3 both; 0 if bad. */
+int mem_parse_type(const char *s);
 
 /* profileme dcpi -i FILE --by sym|insn [-x SEP]: ProfileMe status sums, DCPI style. */
 int cmd_dcpi(int argc, char **argv);

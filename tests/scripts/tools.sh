@@ -40,7 +40,7 @@ if [ ! -x "$P" ]; then echo "FAIL tools: $P not built"; exit 1; fi
 # ---- malformed input and options (no fixture needed) ----
 head -c 100 /dev/zero | tr '\0' 'x' >"$out/garbage.data"
 : >"$out/empty.data"
-cmds=("report" "annotate hot_loop" "script" "script -D" "mem report" "dcpi")
+cmds=("report" "report -D" "annotate hot_loop" "script" "script -D" "mem report" "dcpi")
 for cmd in "${cmds[@]}"; do
   for f in missing garbage empty; do
     # shellcheck disable=SC2086
@@ -210,6 +210,116 @@ if run dump script -i "$data" -D; then
       "$(grep -Fxf <(grep '^0x[0-9a-f]*@' "$out/perf-dump.out") "$out/dump.out" | wc -l)"
   fi
 fi
+
+# ---- report -D: perf report -D prints script -D's dump without the script
+# lines, after report's header line, and ends with the record counts ----
+if run report-dump report -i "$data" -D && [ -s "$out/dump.out" ] && [ -s "$out/script.out" ]; then
+  grep -vxF -f "$out/script.out" "$out/dump.out" >"$out/dump-noscript.out"
+  sed -n '3,$p' "$out/report-dump.out" | sed '/^Aggregated stats:$/,$d' | sed '$d' >"$out/report-dump.body"
+  check_file report-dump/same-as-script-dump "$out/dump-noscript.out" "$out/report-dump.body"
+  check report-dump/header "# To display the perf.data header info, please use --header/--header-only options.|#" \
+    "$(head -2 "$out/report-dump.out" | paste -sd'|')"
+  check report-dump/sample-records 250 "$(grep -c 'PERF_RECORD_SAMPLE(IP' "$out/report-dump.out")"
+  if have_perf && "$PERF" report -D -i "$data" >"$out/perf-report-dump.out" 2>/dev/null; then
+    sed -n '/^Aggregated stats:$/,$p' "$out/perf-report-dump.out" >"$out/perf-report-dump.stats"
+    sed -n '/^Aggregated stats:$/,$p' "$out/report-dump.out" >"$out/report-dump.stats"
+    check_file report-dump/stats-as-perf "$out/perf-report-dump.stats" "$out/report-dump.stats"
+    check report-dump/offsets-as-perf "$(grep -c '^0x[0-9a-f]*@' "$out/perf-report-dump.out")" \
+      "$(grep -Fxf <(grep '^0x[0-9a-f]*@' "$out/perf-report-dump.out") "$out/report-dump.out" | wc -l)"
+  fi
+fi
+
+# ---- the cpu PMU's sysfs files, read by Linux perf ----
+# list --sysfs writes the tree; perf, with the tree mounted over
+# /sys/bus/event_source/devices in a private mount namespace, parses the same
+# events: the attr config and config1 it builds (perf stat -vv) must equal
+# the ones our parser put in a recorded file (perf evlist -v).
+sysfs=$out/sysfs
+rm -rf "$sysfs" && mkdir -p "$sysfs"
+"$P" list --sysfs >"$out/sysfs.txt"
+while IFS= read -r line; do
+  f=${line%%: *}; f=$sysfs/${f#/sys/bus/event_source/devices/}
+  mkdir -p "$(dirname "$f")" && printf '%s\n' "${line#*: }" >"$f"
+done <"$out/sysfs.txt"
+check sysfs/format-event "config:0-7" "$(cat "$sysfs/cpu/format/event")"
+check sysfs/format-trap "config1:2" "$(cat "$sysfs/cpu/format/trap")"
+check sysfs/events-bcache "event=0x3" "$(cat "$sysfs/cpu/events/bcache-misses")"
+specs=()
+for e in "$sysfs"/cpu/events/*; do specs+=("cpu/$(basename "$e")/"); done
+specs+=(cpu/event=0x4/ cpu/event=1,profileme=1/ cpu/event=2,random=1/ cpu/event=1,profileme=1,sl1=3/
+        cpu/cycles,profileme=1,retired=1/ cpu/cycles,profileme=1,mispredict=1/ cpu/event=1,profileme=1,trap=1,config1=3/
+        cpu/event=1,profileme=1,random=1,config1=4/)
+# a run of tools_hot.c (the fixture's build is for its symbols, not to run)
+run_prog=$out/hot_run
+alpha_static tests/perfdata/tools_hot.c "$run_prog" || fail sysfs/build "cannot build tools_hot.c to run"
+# record takes 8 events a run: the specs in runs of 8, perf evlist -v on each
+# ("name: type: 4, ..., config: 0x3, ..., { bp_addr, config1 }: 0x4")
+rec_ok=1
+: >"$out/sysfs-ours.txt"
+for ((i = 0; i < ${#specs[@]}; i += 8)); do
+  recargs=()
+  for e in "${specs[@]:i:8}"; do recargs+=(-e "$e"); done
+  "$P" record -q -c 100000 -o "$out/sysfs.data" "${recargs[@]}" -- "$run_prog" >/dev/null 2>"$out/sysfs-rec.err" || { rec_ok=0; break; }
+  have_perf && "$PERF" evlist -v -i "$out/sysfs.data" 2>/dev/null | awk -F', ' '{ c = "0"; c1 = "0"
+    for (i = 1; i <= NF; i++) { if ($i ~ /^config: /) c = substr($i, 9); if ($i ~ /config1 }: /) c1 = substr($i, index($i, "}: ") + 3) }
+    printf "%s %s\n", c, c1 }' >>"$out/sysfs-ours.txt"
+done
+if [ "$rec_ok" = 1 ]; then
+  pass sysfs/every-event-records
+  if have_perf && unshare -m true 2>/dev/null; then
+    list=$(IFS=,; echo "${specs[*]}")
+    unshare -m sh -c 'mount --bind "$1" /sys/bus/event_source/devices && "$2" stat -vv -e "$3" true' sh \
+      "$sysfs" "$PERF" "$list" 2>&1 | awk '/^perf_event_attr:/ { if (n++) print c, c1; c = "0"; c1 = "0" }
+        /^  config  / { c = $2 } /config1 }/ { c1 = $NF }
+        END { if (n) print c, c1 }' >"$out/sysfs-perf.txt"
+    check_file sysfs/perf-parses-the-same "$out/sysfs-perf.txt" "$out/sysfs-ours.txt"
+    unshare -m sh -c 'mount --bind "$1" /sys/bus/event_source/devices && "$2" list pmu' sh "$sysfs" "$PERF" 2>/dev/null |
+      grep 'Kernel PMU event' | tr -s ' ' | sort >"$out/sysfs-perf-list.txt"
+    "$P" list | grep 'Kernel PMU event' | tr -s ' ' | sort >"$out/sysfs-our-list.txt"
+    check_file sysfs/list-as-perf-list "$out/sysfs-perf-list.txt" "$out/sysfs-our-list.txt"
+  else
+    echo "tools: perf or a private mount namespace is not available; perf's reading of the sysfs files is not checked"
+  fi
+else
+  fail sysfs/every-event-records "$(head -c 300 "$out/sysfs-rec.err")"
+fi
+
+# ---- mem record: perf mem record's event choice; the file is read by our
+# mem report, perf mem report and perf script ----
+check mem-record/list "mem-loads    : available|mem-stores   : available|mem-ldst     : available" \
+  "$("$P" mem record -e list 2>&1 | paste -sd'|')"
+"$P" mem record -e bogus -- "$run_prog" >/dev/null 2>"$out/err.txt"
+check mem-record/unknown-tag "2|failed: event 'bogus' not found, use '-e list' to get list of available events" \
+  "$?|$(head -1 "$out/err.txt")"
+if "$P" mem record -q -c 2000 -o "$out/memrec.data" -- "$run_prog" >/dev/null 2>"$out/memrec.err"; then
+  pass mem-record/runs
+  run memrec-report mem report -i "$out/memrec.data" &&
+    nmem=$(grep -m1 "^# Samples: .* of event 'cpu/mem-ldst/P'" "$out/memrec-report.out" | awk '{ print $3 }')
+  run memrec-all mem report --all -i "$out/memrec.data"
+  if have_perf; then
+    check mem-record/event "cpu/mem-ldst/P|config: 0x101|precise_ip: 2|config1 }: 0x1" \
+      "$("$PERF" evlist -v -i "$out/memrec.data" 2>/dev/null | grep -o -e '^cpu/mem-ldst/P' -e 'precise_ip: 2' \
+         -e 'config: 0x101' -e 'config1 }: 0x1' | paste -sd'|')"
+    # the memory operations by perf's decoding of data_src are the samples our mem report counts
+    check mem-record/memory-ops-as-perf-script "$("$PERF" script -i "$out/memrec.data" -F data_src 2>/dev/null |
+      grep -c -e '|OP LOAD|' -e '|OP STORE|' -e '|OP PFETCH|')" "${nmem:-}"
+    if "$PERF" mem report --stdio -i "$out/memrec.data" >"$out/perf-memrec.out" 2>/dev/null; then
+      check mem-record/perf-mem-report "$(grep -e '^# Samples' -e '^# Total weight' "$out/perf-memrec.out" | paste -sd'|')" \
+        "$(grep -e '^# Samples' -e '^# Total weight' "$out/memrec-all.out" | paste -sd'|')"
+    else
+      fail mem-record/perf-mem-report "perf mem report cannot read the file"
+    fi
+  fi
+else
+  fail mem-record/runs "$(head -c 300 "$out/memrec.err")"
+fi
+# perf mem's -t before the subcommand, and record's own -t with -U (--all-user: user
+# only even as root)
+"$P" mem -t load record -q -c 20000 -o "$out/memrec-l.data" -- "$run_prog" >/dev/null 2>&1
+check mem-record/type-load "0|cpu/mem-loads/P" "$?|$(have_perf && "$PERF" evlist -i "$out/memrec-l.data" 2>/dev/null)"
+"$P" mem record -t store -U --privileged -q -c 20000 -o "$out/memrec-s.data" -- "$run_prog" >/dev/null 2>&1
+check mem-record/type-store-user "0|cpu/mem-stores/Pu|exclude_kernel: 1" \
+  "$?|$(have_perf && "$PERF" evlist -v -i "$out/memrec-s.data" 2>/dev/null | grep -o -e '^cpu/mem-stores/Pu' -e 'exclude_kernel: 1' | paste -sd'|')"
 
 # ---- mem report ----
 if run mem mem report -i "$data" --stdio; then

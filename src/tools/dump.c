@@ -1,0 +1,198 @@
+/* perf's dump mode (-D, --dump-raw-trace), which perf script and perf
+ * report share: each record's file offset, type and size, its bytes in hex
+ * and ASCII, the time stamp, and its decoded fields; a sample's ProfileMe raw
+ * payload decoded by register field and status name. */
+#include "tools/dump.h"
+#include "pmu/ev67_pmu.h"
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* perf's trace_event(): the record's bytes, 16 a line, hex then ASCII. */
+static void hex_dump(const struct perf_event_header *h)
+{
+  const uint8_t *b = (const uint8_t *)h;
+  printf(".\n. ... raw event: size %u bytes\n", h->size);
+  for (unsigned off = 0; off < h->size; off += 16) {
+    printf(".  %04x: ", off);
+    for (unsigned i = 0; i < 16; i++)
+      if (off + i < h->size) printf(" %02x", b[off + i]);
+      else printf("   ");
+    printf("  ");
+    for (unsigned i = 0; i < 16; i++)
+      putchar(off + i < h->size ? (isprint(b[off + i]) ? b[off + i] : '.') : ' ');
+    putchar('\n');
+  }
+  putchar('\n');
+}
+
+static uint32_t u32_at(const struct perf_event_header *h, size_t off)
+{
+  uint32_t v = 0;
+  if (off + 4 <= h->size) memcpy(&v, (const char *)h + off, 4);
+  return v;
+}
+
+static uint64_t u64_at(const struct perf_event_header *h, size_t off)
+{
+  uint64_t v = 0;
+  if (off + 8 <= h->size) memcpy(&v, (const char *)h + off, 8);
+  return v;
+}
+
+/* A NUL-terminated string of the record at off, or "". */
+static const char *str_at(const struct perf_event_header *h, size_t off)
+{
+  const char *s = (const char *)h + off;
+  return off < h->size && memchr(s, 0, h->size - off) ? s : "";
+}
+
+static void dump_mmap(const struct perf_event_header *h, bool v2)
+{
+  printf(" %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64, (int32_t)u32_at(h, 8), (int32_t)u32_at(h, 12),
+         u64_at(h, 16), u64_at(h, 24), u64_at(h, 32));
+  if (!v2) {
+    printf("]: %c %s\n", h->misc & PERF_RECORD_MISC_MMAP_DATA ? 'r' : 'x', str_at(h, 40));
+    return;
+  }
+  if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+    uint8_t n = h->size > 40 ? ((const uint8_t *)h)[40] : 0;
+    printf(" <");
+    for (unsigned i = 0; i < n && i < 20; i++) printf("%02x", ((const uint8_t *)h)[44 + i]);
+    printf(">");
+  } else {
+    printf(" %02x:%02x %" PRIu64 " %" PRIu64, u32_at(h, 40), u32_at(h, 44), u64_at(h, 48), u64_at(h, 56));
+  }
+  uint32_t prot = u32_at(h, 64), flags = u32_at(h, 68);
+  printf("]: %c%c%c%c %s\n", prot & 1 ? 'r' : '-', prot & 2 ? 'w' : '-', prot & 4 ? 'x' : '-',
+         flags & 1 ? 's' : 'p', str_at(h, 72));
+}
+
+/* The time stamp perf puts before a record name: cpu and time when the
+ * file's (first) event samples them, from the sample or the trailer. */
+static void dump_tstamp(struct session *s, const struct session_rec *r)
+{
+  const struct pd_event *first = pd_reader_event(s->r, 0);
+  uint64_t st = first ? first->attr.sample_type : 0;
+  uint64_t time = 0;
+  uint32_t cpu = 0;
+  if (r->sample) {
+    time = r->sample->time;
+    cpu = r->sample->cpu;
+  } else if (!first || !first->attr.sample_id_all) {
+    printf("-1 -1 ");
+    return;
+  } else {
+    struct session_id id;
+    if (session_record_id(s, r->h, &id)) time = id.time, cpu = id.cpu;
+  }
+  if (st & PERF_SAMPLE_CPU) printf("%u ", cpu);
+  if (st & PERF_SAMPLE_TIME) printf("%" PRIu64 " ", time);
+}
+
+/* I_STAT TRAP_TYPE names (HRM Table 5-12); 1, 9, 11, 13 are "invalid". */
+static const char *const trap_names[16] = {
+  "replay", "mispredict", "dtb_double3", "dtb_double4", "fp_disabled", "unaligned", "dtb_miss",
+  "dstream_fault", "opcdec", "iacv", "mchk", "itb_miss", "arith", "interrupt", "mt_fpcr", "reset"
+};
+
+static void dump_pm(const struct pd_sample *smp)
+{
+  struct pm_raw_v1 raw;
+  if (!(smp->sample_type & PERF_SAMPLE_RAW)) return;
+  if (!session_pm_raw(smp, &raw)) {
+    printf(" ... raw: %u bytes (not a ProfileMe v%d payload)\n", smp->raw_size, PM_RAW_VERSION);
+    return;
+  }
+  uint64_t is = raw.i_stat, c = raw.pctr_ctl;
+  unsigned tt = (unsigned)(is >> EV67_I_STAT_TT_SHIFT) & 0xF;
+  printf(" ... ProfileMe raw v%u: %u bytes\n", raw.version, smp->raw_size);
+  printf(" ...... pmpc:     %#018" PRIx64 "\n", raw.pmpc);
+  bool trp = is & EV67_I_STAT_TRP;
+  printf(" ...... i_stat:   %#018" PRIx64 " MIS %d TRP %d LSO %d TRAP_TYPE %u%s%s ICM %d OVR %u\n", is,
+         !!(is & EV67_I_STAT_MIS), trp, !!(is & EV67_I_STAT_LSO), tt, trp ? "=" : "", trp ? trap_names[tt] : "",
+         !!(is & EV67_I_STAT_ICM), (unsigned)(is >> EV67_I_STAT_OVR_SHIFT) & 7);
+  printf(" ...... pctr_ctl: %#018" PRIx64 " PCTR0 %u PM_STALLED %d PM_KILLED_BM %d PCTR1 %u SL0 %d SL1 %u VAL %d TAK %d\n",
+         c, (unsigned)(c >> EV67_PCTR0_SHIFT) & EV67_PCTR_MASK, !!(c & EV67_PCTR_PM_STALLED),
+         !!(c & EV67_PCTR_PM_KILLED_BM), (unsigned)(c >> EV67_PCTR1_SHIFT) & EV67_PCTR_MASK, !!(c & EV67_PCTR_SL0),
+         (unsigned)(c >> EV67_PCTR_SL1_SHIFT) & 3, !!(c & EV67_PCTR_VAL), !!(c & EV67_PCTR_TAK));
+  printf(" ...... status:   %#018" PRIx64 "", raw.status);
+  for (int i = 0; i < PM_NSTATUS; i++)
+    if (raw.status & (1ull << i)) printf(" %s", pm_status_names[i]);
+  if (raw.status & PM_ST_TRAP) printf(" trap_type=%s", trap_names[PM_ST_TRAP_TYPE(raw.status)]);
+  printf("\n ...... pctr0: %" PRIu64 "  pctr1: %" PRIu64 "\n", raw.pctr0, raw.pctr1);
+}
+
+static void dump_sample(struct session *s, const struct session_rec *r, dump_fn after, void *ctx)
+{
+  const struct pd_sample *smp = r->sample;
+  printf("(IP, 0x%x): %d/%d: %#" PRIx64 " period: %" PRIu64 " addr: %#" PRIx64 "\n", r->h->misc,
+         (int32_t)smp->pid, (int32_t)smp->tid, smp->ip, smp->period, smp->addr);
+  if (smp->sample_type & PERF_SAMPLE_CALLCHAIN) {
+    printf("... FP chain: nr:%" PRIu64 "\n", smp->callchain_nr);
+    for (uint64_t i = 0; i < smp->callchain_nr; i++) printf(".....  %2" PRIu64 ": %016" PRIx64 "\n", i, smp->callchain[i]);
+  }
+  if (smp->sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) printf("... weight: %" PRIu64 "\n", smp->weight);
+  if (smp->sample_type & PERF_SAMPLE_DATA_SRC) printf(" . data_src: 0x%" PRIx64 "\n", smp->data_src);
+  dump_pm(smp);
+  printf(" ... thread: %s:%d\n ...... dso: %s\n", sym_comm(s->m, smp->pid, smp->tid), (int32_t)smp->tid,
+         r->loc.dso ? r->loc.dso->path : "[unknown]");
+  if (after) after(ctx, s, r);
+}
+
+void dump_record(struct session *s, const struct session_rec *r, dump_fn after, void *ctx)
+{
+  const struct perf_event_header *h = r->h;
+  const char *name = session_record_name(h->type);
+  printf("\n%#" PRIx64 "@%s [%#x]: event: %u\n", r->offset, s->path, h->size, h->type);
+  hex_dump(h);
+  dump_tstamp(s, r);
+  printf("%#" PRIx64 " [%#x]: PERF_RECORD_%s", r->offset, h->size, name ? name : "UNKNOWN");
+  switch (h->type) {
+  case PERF_RECORD_SAMPLE: dump_sample(s, r, after, ctx); break;
+  case PERF_RECORD_MMAP: dump_mmap(h, false); break;
+  case PERF_RECORD_MMAP2: dump_mmap(h, true); break;
+  case PERF_RECORD_COMM:
+    printf("%s: %s:%d/%d\n", h->misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "", str_at(h, 16),
+           (int32_t)u32_at(h, 8), (int32_t)u32_at(h, 12));
+    break;
+  case PERF_RECORD_FORK:
+  case PERF_RECORD_EXIT:
+    printf("(%d:%d):(%d:%d)\n", (int32_t)u32_at(h, 8), (int32_t)u32_at(h, 16), (int32_t)u32_at(h, 12),
+           (int32_t)u32_at(h, 20));
+    break;
+  case PERF_RECORD_LOST: printf(": id:%" PRIu64 ": lost:%" PRIu64 "\n", u64_at(h, 8), u64_at(h, 16)); break;
+  case PERF_RECORD_LOST_SAMPLES: {
+    struct session_id id;
+    session_record_id(s, h, &id);
+    printf(": id:%" PRIu64 ": lost samples :%" PRIu64 "\n", id.id, u64_at(h, 8));
+    break;
+  }
+  case PERF_RECORD_THROTTLE:
+  case PERF_RECORD_UNTHROTTLE:
+    printf(": time %" PRIu64 " id %" PRIu64 " stream_id %" PRIu64 "\n", u64_at(h, 8), u64_at(h, 16), u64_at(h, 24));
+    break;
+  default:
+    printf(name && h->type >= 64 && h->type != 82 ? "\n" : ": unhandled!\n");
+    break;
+  }
+}
+
+/* perf_session__fprintf_nr_events and evlist__fprintf_nr_events with
+ * skip_empty (report's default): the non-zero counts in type order, each a
+ * share of the total, then each event's samples. */
+void dump_stats(const struct session *s, const uint32_t *counts, const uint64_t *nsamples)
+{
+  printf("\nAggregated stats:\n");
+  for (uint32_t t = 0; t < DUMP_NTYPES; t++) {
+    const char *name = t ? session_record_name(t) : "TOTAL";
+    if (!name || !counts[t]) continue;
+    if (t) printf("%16s events: %10u  (%4.1f%%)\n", name, counts[t], 100.0 * counts[t] / counts[0]);
+    else printf("%16s events: %10u\n", name, counts[t]);
+  }
+  for (size_t i = 0; i < pd_reader_nevents(s->r); i++) {
+    if (!nsamples[i]) continue;
+    printf("%s stats:\n%16s events: %10" PRIu64 "\n", pd_reader_event(s->r, i)->name, "SAMPLE", nsamples[i]);
+  }
+}
