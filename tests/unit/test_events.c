@@ -126,7 +126,7 @@ static void test_events(struct rig *r)
     { "cpu/event=1,profileme=1,config1=2/", PERF_TYPE_RAW, 1 | PM, 2, 0 },
     { "cpu/event=1,profileme=1,random=1,config1=4/", PERF_TYPE_RAW, 1 | PM | PM_CFG_RANDOM, 4, 0 },
     { "cpu/cycles,profileme=1,config1=7/", PERF_TYPE_RAW, 1 | PM, 7, 0 },
-    { "cpu/event=1,profileme=1,sl1=2/", PERF_TYPE_RAW, 1 | PM | 2ull << PM_CFG_SL1_SHIFT, 0, 0 },
+    { "cpu/event=3,profileme=1,sl1=2/", PERF_TYPE_RAW, 3 | PM | 2ull << PM_CFG_SL1_SHIFT, 0, 0 },
     { "cpu/event=1,profileme=1,trap=1,mispredict=1/", PERF_TYPE_RAW, 1 | PM, 6, 0 },
     /* perf applies config1= before the format terms, which OR their bits in */
     { "cpu/event=1,profileme=1,trap=1,config1=3/", PERF_TYPE_RAW, 1 | PM, 7, 0 },
