@@ -45,6 +45,13 @@ struct uop {
 
 struct store_rec { uint64_t addr, issue, seq; uint8_t size; };
 
+/* The instruction holding an integer pipe in a cycle: its fate seq, its
+ * destination, and whether it could have used the sibling pipe in the other
+ * cluster (allowed there, operands seen there by then). */
+struct pipe_owner { uint64_t seq; uint8_t dst; bool movable; };
+
+#define SLOTC 1024       /* fetch blocks whose slotting is remembered */
+
 /* classify() results, checked against the instruction word: it runs for every
  * fetched instruction. Indexed by PC, so straight-line code shares host cache
  * lines. */
@@ -89,15 +96,21 @@ struct ev67 {
   uint64_t serial_after;   /* later instructions map after this cycle (trapb, PAL) */
   /* registers: the cycle a value can be used from cluster 0, cluster 1 and
    * the FP side (the integer cluster that did not produce it sees the
-   * cross-cluster delay), and the producing cluster (2: FP or none yet) */
+   * cross-cluster delay) */
   uint64_t rview[3][NREGS];
-  uint8_t clus[NREGS];
-  /* issue_at's candidate pipes by preferred cluster and allowed-pipe mask, in
-   * arbitration order, ending in 0xFF */
-  uint8_t cand[2][64][NPIPES + 1];
+  /* the fate seq of the latest writer and of the latest reader of each
+   * register: an older instruction may still move to the other cluster
+   * (issue_at) while it is the writer and nothing has read its result */
+  uint64_t wr_seq[NREGS], rd_seq[NREGS];
+  /* issue_at's candidate pipes by allowed-pipe mask, in arbitration order,
+   * ending in 0xFF */
+  uint8_t cand[64][NPIPES + 1];
   struct ucache_ent ucache[UCACHE];
   /* pipes */
   uint64_t ring[RING];   /* cycle << 8 | the pipes busy in it (PM bits) */
+  struct pipe_owner own[RING][4];   /* who holds each integer pipe in that cycle */
+  /* Ebox slotting of recent fetch blocks (slotted_pipes) */
+  struct slot_ent { uint64_t block; uint32_t raw; uint16_t asn; uint8_t upper, valid; } slotc[SLOTC];
   /* retire */
   uint64_t last_retire;
   unsigned retire_in_cycle;
@@ -110,13 +123,14 @@ struct ev67 {
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-/* The arbiters prefer L0 and U1 when both subclusters are free (HRM 2.2);
- * issue_at also tries the cluster that produced the latest operand first, so
- * a dependence chain does not hop clusters for nothing. */
-static const uint8_t pipe_order[2][NPIPES] = {
-  { P_L0, P_U0, P_U1, P_L1, P_FA, P_FM },
-  { P_U1, P_L1, P_L0, P_U0, P_FA, P_FM },
-};
+/* Arbitration (HRM 2.1.1.6, p. 2-7): an integer-queue entry requests each
+ * pipe of its subcluster (upper U0/U1 or lower L0/L1, fixed at slotting)
+ * whose cluster sees its operands; the arbiters serve the oldest requesters
+ * first and give an instruction that requests both pipes L0 (lower) or U1
+ * (upper). Which cluster last wrote a register plays no part once the value
+ * has reached both clusters. Instructions are timed oldest first, so a pipe
+ * already reserved in a cycle went to an older requester. */
+static const uint8_t pipe_order[NPIPES] = { P_L0, P_L1, P_U1, P_U0, P_FA, P_FM };
 static const uint8_t pipe_cluster[NPIPES] = { 0, 1, 0, 1, 2, 2 };
 static const uint8_t cluster_pipes[3] = { PM(P_U0) | PM(P_L0), PM(P_U1) | PM(P_L1),
                                           PM(P_FA) | PM(P_FM) };
@@ -143,14 +157,12 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
   if (m->int_ren_n > MAXQ) m->int_ren_n = MAXQ;
   if (m->fp_ren_n > MAXQ) m->fp_ren_n = MAXQ;
   m->block_pc = ~0ull;
-  memset(m->clus, 2, sizeof m->clus);   /* no producer yet: no cross-cluster delay */
-  for (unsigned pref = 0; pref < 2; pref++)
-    for (unsigned mask = 0; mask < 64; mask++) {
-      unsigned n = 0;
-      for (unsigned k = 0; k < NPIPES; k++)
-        if (mask & PM(pipe_order[pref][k])) m->cand[pref][mask][n++] = pipe_order[pref][k];
-      m->cand[pref][mask][n] = 0xFF;
-    }
+  for (unsigned mask = 0; mask < 64; mask++) {
+    unsigned n = 0;
+    for (unsigned k = 0; k < NPIPES; k++)
+      if (mask & PM(pipe_order[k])) m->cand[mask][n++] = pipe_order[k];
+    m->cand[mask][n] = 0xFF;
+  }
   return m;
 }
 
@@ -432,44 +444,78 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
   }
 }
 
+/* Takes pipe p in cycle t (slot is that cycle's ring entry) for the
+ * instruction seq writing dst; movable: it could use p's sibling as well. */
+static void take_pipe(struct ev67 *m, uint64_t *slot, uint64_t t, unsigned busy_now, unsigned p,
+                      uint64_t seq, uint8_t dst, bool movable)
+{
+  *slot = t << 8 | busy_now | PM(p);
+  if (p < 4) m->own[t % RING][p] = (struct pipe_owner){ seq, dst, movable };
+}
+
+/* The arbiter picks two requesters per subcluster and cycle (HRM 2.1.1.6):
+ * when an older instruction took the only pipe of the subcluster whose
+ * cluster sees this one's operands, and could as well have used the free
+ * other pipe, both issue, the older one in the other cluster. It moves only
+ * while nothing has read its result (those readers were timed with its
+ * cluster). Returns the pipe taken, or NPIPES. */
+static unsigned pair_issue(struct ev67 *m, uint64_t *slot, uint64_t t, unsigned busy_now,
+                           unsigned want, uint64_t seq, uint8_t dst, const uint64_t *rdy)
+{
+  for (const uint8_t *c = m->cand[want & INT_ANY]; *c != 0xFF; c++) {
+    unsigned p = *c, q = p ^ 1;   /* q: p's sibling, in the other cluster */
+    struct pipe_owner *o = &m->own[t % RING][p];
+    if ((busy_now & PM(q)) || !o->movable) continue;
+    uint8_t r = o->dst;
+    if (r != NOREG && (m->wr_seq[r] != o->seq || m->rd_seq[r] > o->seq)) continue;
+    if (r < 32) {
+      uint64_t done = m->rview[2][r];
+      m->rview[pipe_cluster[q]][r] = done;
+      m->rview[pipe_cluster[p]][r] = done + m->cfg.cross_cluster;
+    }
+    m->own[t % RING][q] = (struct pipe_owner){ o->seq, r, false };
+    take_pipe(m, slot, t, busy_now | PM(q), p, seq, dst, rdy[pipe_cluster[q]] <= t);
+    return p;
+  }
+  return NPIPES;
+}
+
 /* Earliest cycle >= t at which one of `pipes` is free (for `busy` cycles) and
- * the operands are ready in that pipe's cluster; reserves it. */
-static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsigned *pipe_out)
+ * the operands are ready in that pipe's cluster; reserves it for instruction
+ * seq. */
+static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, uint64_t seq,
+                         unsigned *pipe_out)
 {
   const uint8_t s0 = u->src[0], s1 = u->src[1], s2 = u->src[2];
   uint64_t rdy[3];
   for (int cl = 0; cl < 3; cl++)
     rdy[cl] = max64(max64(m->rview[cl][s0], m->rview[cl][s1]), m->rview[cl][s2]);
-  /* The home cluster: the producer of the latest integer operand. */
-  uint64_t latest = 0;
-  unsigned home = 0;
-  for (int s = 0; s < 3; s++) {
-    uint8_t r = u->src[s], pc = m->clus[r];
-    if (r < 32 && pc < 2 && m->rview[2][r] >= latest) { latest = m->rview[2][r]; home = pc; }
-  }
+  m->rd_seq[s0] = m->rd_seq[s1] = m->rd_seq[s2] = seq;
   uint64_t first = UINT64_MAX;
   for (int cl = 0; cl < 3; cl++)
     if ((u->pipes & cluster_pipes[cl]) && rdy[cl] < first) first = rdy[cl];
   if (first > t) t = first;   /* nothing can issue before its operands */
-  /* When the home cluster's pipes are busy in a cycle the operands were
-   * ready, switch to the other cluster from the next cycle: the chain moves
-   * and the load spreads over both clusters. */
-  unsigned pref = home;
   for (unsigned tries = 0; tries < RING / 2; tries++, t++) {
     uint64_t *slot = &m->ring[t % RING];
     unsigned busy_now = *slot >> 8 == t ? (unsigned)(*slot & 0xFF) : 0;
-    /* The allowed pipes that are free with their operands ready, as a mask;
-     * its candidate list gives them in arbitration order. */
-    unsigned avail = u->pipes & ~busy_now;
+    /* The allowed pipes whose cluster sees the operands, and those of them
+     * that are free, as masks; the candidate lists give them in arbitration
+     * order. */
+    unsigned ready = u->pipes;
     for (int cl = 0; cl < 3; cl++)
-      if (rdy[cl] > t) avail &= ~(unsigned)cluster_pipes[cl];
-    if (avail && u->busy == 1) {
-      unsigned p = m->cand[pref][avail][0];
-      *slot = t << 8 | busy_now | PM(p);
+      if (rdy[cl] > t) ready &= ~(unsigned)cluster_pipes[cl];
+    unsigned avail = ready & ~busy_now;
+    if (u->busy == 1) {
+      unsigned p = avail ? m->cand[avail][0]
+                         : pair_issue(m, slot, t, busy_now, ready, seq, u->dst, rdy);
+      if (p == NPIPES) continue;
+      if (avail)
+        take_pipe(m, slot, t, busy_now, p, seq, u->dst,
+                  (u->pipes & PM(p ^ 1)) && rdy[pipe_cluster[p ^ 1]] <= t);
       *pipe_out = p;
       return t;
     }
-    for (const uint8_t *c = m->cand[pref][avail]; *c != 0xFF; c++) {
+    for (const uint8_t *c = m->cand[avail]; *c != 0xFF; c++) {
       /* An unpipelined divide or square root holds its pipe for busy cycles. */
       unsigned p = *c;
       bool ok = true;
@@ -486,7 +532,6 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, unsign
       *pipe_out = p;
       return t;
     }
-    if (rdy[home] <= t) pref = home ^ 1;
   }
   *pipe_out = P_L0;
   return t;
@@ -662,7 +707,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
     if (bpred_stwait_get(m->bp, in->pc)) t = max64(t, m->store_issue_max + 1);
   }
   unsigned pipe;
-  f->issue = issue_at(m, u, t, &pipe);
+  f->issue = issue_at(m, u, t, f->seq, &pipe);
   uint64_t lat = u->lat;
   bool trap = false;
   uint64_t kill = 0, redirect = 0;
@@ -727,8 +772,8 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
   f->complete = f->issue + lat;
   if (u->dst != NOREG) {
     uint8_t r = u->dst, cl = pipe_cluster[pipe];
-    m->clus[r] = cl;
     m->rview[0][r] = m->rview[1][r] = m->rview[2][r] = f->complete;
+    m->wr_seq[r] = f->seq;
     if (r < 32 && cl < 2) m->rview[cl ^ 1][r] += m->cfg.cross_cluster;
   }
   f->end = retire_at(m, f->complete + 2, &f->retire_delay);
@@ -739,16 +784,63 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
   return INST_OK;
 }
 
+/* Ebox slotting (HRM 2.3.2): an instruction that may use any integer pipe
+ * (E) goes to the upper or lower subcluster by the classes of all four
+ * instructions of its aligned fetch block: U (upper only: branches, shifts,
+ * byte ops, multiplies, MVI), L (lower only: loads, stores, jumps, IPR and
+ * FP transfers) or E. Index: the sum of class(position) * 3^position with E
+ * 0, U 1, L 2; entry: the positions slotted upper. Transcribed from the
+ * HRM's slotting table as GMP's mpn/alpha/ev6/slot.pl gives it (the HRM
+ * page itself was not retrieved); all-E blocks alternate L, U, L, U. */
+static const uint8_t slot_upper[81] = {
+  10, 9, 10, 10, 3, 10, 9, 9, 12, 5, 5, 6, 6, 7, 6, 5, 5, 12, 10, 9, 10,
+  10, 3, 10, 9, 9, 8, 10, 9, 10, 10, 11, 10, 9, 9, 12, 12, 13, 12, 14, 15, 14,
+  12, 13, 12, 10, 9, 10, 10, 11, 10, 9, 9, 8, 5, 5, 6, 6, 3, 6, 5, 5, 4,
+  5, 5, 6, 6, 7, 6, 5, 5, 4, 3, 3, 2, 3, 3, 2, 1, 1, 0,
+};
+
+/* An instruction's slotting class: 0 E, 1 U, 2 L. Instructions that do not
+ * go to the integer queue (FP operates, squashed NOPs) count as E (ours, as
+ * GMP's table treats nop and unop). */
+static unsigned slot_class(const struct uop *u)
+{
+  unsigned ip = u->pipes & INT_ANY;
+  if (u->nop || !ip || ip == INT_ANY) return 0;
+  return (ip & LOWER) ? 2 : 1;
+}
+
+/* The pipes of an E instruction after slotting its fetch block; remembered
+ * per block (keyed by the block, address space and this instruction's word:
+ * code rewritten elsewhere in the block keeps the old slotting until the
+ * entry is replaced). */
+static unsigned slotted_pipes(struct ev67 *m, const struct uarch_insn *in)
+{
+  uint64_t block = in->pc & ~15ull;
+  unsigned pos = (unsigned)(in->pc >> 2) & 3;
+  struct slot_ent *e = &m->slotc[(block >> 4) & (SLOTC - 1)];
+  if (!e->valid || e->block != block || e->asn != in->asn || e->raw != in->d->raw) {
+    unsigned idx = 0, w = 1;
+    for (unsigned k = 0; k < 4; k++, w *= 3) {
+      uint64_t pc = block + 4 * k;
+      const struct axp_insn *d = k == pos ? in->d : m->fetch ? m->fetch(m->ctx, pc) : NULL;
+      if (!d) continue;
+      struct uop v;
+      classify_cached(m, pc, d, &v);
+      idx += slot_class(&v) * w;
+    }
+    *e = (struct slot_ent){ block, in->d->raw, (uint16_t)in->asn, slot_upper[idx], 1 };
+  }
+  return (e->upper >> pos) & 1 ? UPPER : LOWER;
+}
+
 const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
 {
   struct uop u;
   m->st = &m->stm[in->kernel];
   classify_cached(m, in->pc, in->d, &u);
   /* Slotting (HRM 2.2 stage 1) statically assigns instructions that may use
-   * any integer pipe to the upper or lower subcluster; we alternate by slot
-   * position in the fetch block, which spreads independent work over both
-   * subclusters as the chip's slotting table does. */
-  if (u.pipes == INT_ANY) u.pipes = ((in->pc >> 2) & 1) ? UPPER : LOWER;
+   * any integer pipe to the upper or lower subcluster. */
+  if (u.pipes == INT_ANY) u.pipes = (uint8_t)slotted_pipes(m, in);
   const struct axp_insn *d = in->d;
   struct uop_fate *f = &m->cur;
   if (u.cmov) {
