@@ -71,9 +71,9 @@ bool kimage_in_entry_window(uint64_t pc);
 /* The kernel call chain of a kernel pc: pc first, then the return addresses
  * of its callers in the image, outermost last (the entry point, or
  * ret_from_sys_call / ret_from_intr). The caller of code shared between
- * paths (__copy_user, schedule, do_signal) follows how the kernel was last
- * entered: entry is the activity (KACT_SYSCALL...) and nr its syscall
- * number. Returns the count (at most max); 0 for a pc outside the text. */
+ * paths (schedule, do_signal) follows how the kernel was last entered
+ * (entry: KACT_SYSCALL...); __copy_user's is the handler of the last system
+ * call, number nr. Returns the count (at most max); 0 for a pc outside the text. */
 size_t kimage_callchain(uint64_t pc, enum kactivity entry, uint64_t nr, uint64_t *ips, size_t max);
 /* The return address into caller sym: the instruction after its call (jsr),
  * past the entry window for the entry points. */

@@ -53,7 +53,7 @@ struct mcpu {
   struct perf_regs entry_frame;
   int entry_tid;                 /* 0: none yet */
   int entry_act;
-  uint64_t entry_nr;
+  uint64_t entry_nr;             /* the number of the last system call */
 };
 
 struct machine {
@@ -158,7 +158,7 @@ static void note_entry(struct mcpu *c, int activity, uint64_t nr)
   user_frame(t, activity == KACT_PAGE_FAULT ? c->last_pc : t->ctx.pc, &c->entry_frame);
   c->entry_tid = t->tid;
   c->entry_act = activity;
-  c->entry_nr = nr;
+  if (activity == KACT_SYSCALL) c->entry_nr = nr;   /* the last system call: __copy_user's caller */
 }
 
 static struct task *sample_task(struct machine *m, const struct perf_sample *s)
