@@ -480,7 +480,8 @@ static size_t output_ustack(struct perf_event *e, const struct perf_sample *s, c
                             uint8_t *rec, size_t n, size_t tail)
 {
   struct perf_ctx *c = e->ctx;
-  uint16_t size = perf_sample_ustack_size((uint16_t)e->attr.sample_stack_user, (uint16_t)(n + tail), user);
+  size_t h = n + tail < 0xffff ? n + tail : 0xffff;   /* no room left: no dump */
+  uint16_t size = perf_sample_ustack_size((uint16_t)e->attr.sample_stack_user, (uint16_t)h, user);
   n = put64(rec, n, size);
   if (!size) return n;
   int cpu = e->cpu >= 0 ? e->cpu : (int)s->cpu;

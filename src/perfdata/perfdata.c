@@ -1225,7 +1225,7 @@ static const struct pd_event *sample_event(const struct pd_reader *r, const stru
 }
 
 /* A bounded cursor over one sample's fields; bad names the field that did not fit. */
-struct scur { const uint8_t *p, *end; const char *bad; };
+struct scur { const uint8_t *p, *end; const char *bad; const uint8_t *start; };
 
 /* Returns the next n * elsize bytes and advances, or NULL when they do not fit. */
 static const uint8_t *take(struct scur *c, uint64_t n, size_t elsize, const char *field)
@@ -1294,6 +1294,7 @@ static void parse_tail(struct scur *c, const struct perf_event_attr *a, struct p
     take_regs(c, a->sample_regs_user, "user regs", &s->user_abi, &s->user_regs);
   }
   if (st & PERF_SAMPLE_STACK_USER) {
+    s->stack_offset = (uint32_t)(c->p - c->start);
     uint64_t size = take64(c, "user stack size");
     if (size) {
       s->stack = take(c, size, 1, "user stack");
@@ -1337,7 +1338,7 @@ int pd_parse_sample(const struct pd_reader *r, const struct perf_event_header *r
   s->sample_type = st;
   s->cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
   s->exact_ip = rec->misc & PERF_RECORD_MISC_EXACT_IP;
-  struct scur c = { (const uint8_t *)rec + sizeof *rec, (const uint8_t *)rec + rec->size, NULL };
+  struct scur c = { (const uint8_t *)rec + sizeof *rec, (const uint8_t *)rec + rec->size, NULL, (const uint8_t *)rec };
   const uint8_t *q;
   if (st & PERF_SAMPLE_IDENTIFIER) s->id = take64(&c, "identifier");
   if (st & PERF_SAMPLE_IP) s->ip = take64(&c, "ip");

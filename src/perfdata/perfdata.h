@@ -119,6 +119,7 @@ struct pd_sample {
    * first stack_dyn_size are real (0/NULL without a dump). */
   const uint8_t *stack;
   uint64_t stack_size, stack_dyn_size;
+  uint32_t stack_offset;         /* of the STACK_USER size word in the record (perf's ustack offset) */
 };
 /* Decodes a SAMPLE record (its event found by its id, or the single event).
  * weight is the full u64 for PERF_SAMPLE_WEIGHT, var1_dw for WEIGHT_STRUCT.

@@ -166,8 +166,8 @@ static void usage(FILE *f)
     "                        (user registers and SIZE bytes of user stack, default\n"
     "                        8192, for a DWARF unwinder)\n"
     "  -g                    --call-graph fp, as perf\n"
-    "      --user-regs LIST  sample these user registers (r0..r8, r16..r28, gp, sp,\n"
-    "                        pc; ? lists them)\n"
+    "      --user-regs[=LIST] sample these user registers (r0..r8, r16..r28, gp,\n"
+    "                        sp, pc; all when no list; ? lists them)\n"
     "  -I, --intr-regs[=LIST] sample the registers of the interrupted frame (all\n"
     "                        when no list; ? lists them)\n"
     "      --switch-events   record context switches (PERF_RECORD_SWITCH, and\n"
@@ -244,7 +244,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "cpus", required_argument, 0, 'M' }, { "all-cpus", no_argument, 0, 'a' },
     { "cpu", required_argument, 0, 'C' }, { "per-thread", no_argument, 0, 'T' },
     { "switch-events", no_argument, 0, 'W' }, { "mmap-pages", required_argument, 0, 'm' },
-    { "call-graph", required_argument, 0, 'G' }, { "user-regs", required_argument, 0, 'U' },
+    { "call-graph", required_argument, 0, 'G' }, { "user-regs", optional_argument, 0, 'U' },
     { "intr-regs", optional_argument, 0, 'I' }, { 0, 0, 0, 0 },
   };
   int c;

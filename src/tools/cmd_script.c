@@ -371,7 +371,7 @@ static void dump_sample(struct script *sc, struct session *s, const struct sessi
   dump_regs("user", smp->sample_type & PERF_SAMPLE_REGS_USER, smp->user_abi, smp->user_mask, smp->user_regs);
   dump_regs("intr", smp->sample_type & PERF_SAMPLE_REGS_INTR, smp->intr_abi, smp->intr_mask, smp->intr_regs);
   if (smp->sample_type & PERF_SAMPLE_STACK_USER)
-    printf("... ustack: size %" PRIu64 ", dyn_size %" PRIu64 "\n", smp->stack_size, smp->stack_dyn_size);
+    printf("... ustack: size %" PRIu64 ", offset 0x%x\n", smp->stack_dyn_size, smp->stack_offset);
   if (smp->sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) printf("... weight: %" PRIu64 "\n", smp->weight);
   if (smp->sample_type & PERF_SAMPLE_DATA_SRC) printf(" . data_src: 0x%" PRIx64 "\n", smp->data_src);
   dump_pm(smp);

@@ -140,3 +140,8 @@ line=$("$PROFILEME" script -i k.data -F ip,uregs 2>&1 | awk 'NR == 1')
 ip=$(awk '{ print $1 }' <<<"$line")
 if grep -qE "^ *$ip ABI:2 +sp:0x11f[0-9a-f]+ +pc:0x$ip $" <<<"$line"; then pass "script-uregs: '$line'"
 else fail script-uregs "'$line'"; fi
+a=$("$PROFILEME" script -D -i d.data 2>/dev/null | grep '^\.\.\. ustack:' | md5sum)
+b=$(perf script -D -i d.data 2>/dev/null | grep '^\.\.\. ustack:' | md5sum)
+n=$(perf script -D -i d.data 2>/dev/null | grep -c '^\.\.\. ustack:')
+if [ "$n" -gt 0 ] && [ "$a" = "$b" ]; then pass "script-dump-ustack: the $n '... ustack: size, offset' lines of script -D equal Linux perf's"
+else fail script-dump-ustack "$n lines from perf, ours differ"; fi
