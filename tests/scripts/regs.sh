@@ -145,3 +145,10 @@ b=$(perf script -D -i d.data 2>/dev/null | grep '^\.\.\. ustack:' | md5sum)
 n=$(perf script -D -i d.data 2>/dev/null | grep -c '^\.\.\. ustack:')
 if [ "$n" -gt 0 ] && [ "$a" = "$b" ]; then pass "script-dump-ustack: the $n '... ustack: size, offset' lines of script -D equal Linux perf's"
 else fail script-dump-ustack "$n lines from perf, ours differ"; fi
+# script -F ip,iregs prints the values as Linux perf does (perf names every
+# Alpha register "unknown"; the names are compared apart from the values).
+norm() { sed -E 's/ +[a-z0-9]+:0x/ R:0x/g; s/ +$//; s/^ +//'; }
+a=$("$PROFILEME" script -i cs.data -F ip,iregs 2>/dev/null | norm)
+b=$(perf script -i cs.data -F ip,iregs 2>/dev/null | norm)
+if [ -n "$a" ] && [ "$a" = "$b" ]; then pass "script-iregs-as-perf: $(wc -l <<<"$a") lines of ip and iregs values equal Linux perf's ('$(head -1 <<<"$a")')"
+else fail script-iregs-as-perf "ours '$(head -1 <<<"$a")', perf '$(head -1 <<<"$b")'"; fi
