@@ -109,3 +109,16 @@ insns=$("$PROFILEME" stat -x, -e instructions -- "$out/libc" 1 2>&1 >/dev/null |
 awk -v i="$insns" -v r="$r" 'BEGIN {
   printf "\nrecord   %14.0f %10.3f %10.1f   (libc, ProfileMe sampling)\n", i, r, i / r / 1e6 }'
 
+
+# Register and stack sampling: file bytes per sample of the same libc run
+# without call chains, with -g (the kernel's chain, user pc) and with
+# --call-graph dwarf (all user registers and 8 KB of stack per sample), and
+# the record time each takes.
+printf '\n%-22s %10s %10s %14s\n' "record mode" "record s" samples "bytes/sample"
+for mode in "" "-g" "--call-graph dwarf"; do
+  t=$(best_time "$PROFILEME" record -q -m 256 $mode -o "$rec/cg.data" -- "$out/libc" 1)
+  n=$("$PROFILEME" script -i "$rec/cg.data" -F ip 2>/dev/null | grep -c .)
+  b=$(stat -c %s "$rec/cg.data")
+  awk -v m="${mode:-(none)}" -v t="$t" -v n="$n" -v b="$b" 'BEGIN {
+    printf "%-22s %10.3f %10d %14.0f\n", m, t, n, n ? b / n : 0 }'
+done

@@ -35,11 +35,43 @@ static uint64_t rnd_fn(void *ctx)
   return v->rng;
 }
 
+/* A machine for register and stack sampling: a user frame whose SP comes
+ * from the generator (anywhere, above TASK_SIZE too), a stack readable for
+ * a random length, a kernel chain of random depth. */
+static void regs_fn(void *ctx, int cpu, const struct perf_sample *s, struct perf_regs *intr, struct perf_regs *user)
+{
+  (void)cpu;
+  uint64_t r = rnd_fn(ctx);
+  if (r & 1) return;   /* no frames at all */
+  user->abi = PERF_SAMPLE_REGS_ABI_64;
+  user->user = true;
+  for (int i = 0; i < PERF_REG_ALPHA_MAX; i++) user->r[i] = r * (uint64_t)(i + 1);
+  user->r[PERF_REG_ALPHA_SP] = r & 2 ? 0x120000000ull - (r >> 40) : r;
+  user->r[PERF_REG_ALPHA_PC] = s->ip;
+  *intr = *user;
+  intr->user = !s->kernel;
+}
+static size_t copy_fn(void *ctx, int cpu, const struct perf_sample *s, uint64_t addr, void *buf, size_t len)
+{
+  (void)cpu; (void)s;
+  size_t n = rnd_fn(ctx) % (len + 1);
+  memset(buf, (int)(addr & 0xff), n);
+  return n;
+}
+static size_t kchain_fn(void *ctx, int cpu, const struct perf_regs *intr, uint64_t *ips, size_t max)
+{
+  (void)cpu;
+  size_t n = rnd_fn(ctx) % 200;
+  if (n > max) n = max;
+  for (size_t i = 0; i < n; i++) ips[i] = intr->r[PERF_REG_ALPHA_PC] + 4 * i;
+  return n;
+}
+
 static bool linux_errno(int e)
 {
   switch (-e) {
   case EINVAL: case E2BIG: case EACCES: case EOPNOTSUPP: case ENOENT: case EPERM: case ENOMEM:
-  case EBUSY: case ENOSPC: case EFAULT:
+  case EBUSY: case ENOSPC: case EFAULT: case EOVERFLOW:
     return true;
   default:
     return false;
@@ -93,6 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct perf_ctx *c = perf_ctx_create(&sys, ram, clock_fn, &v);
   if (!c) abort();
   perf_pmu_register(c, perf_sw_pmu());
+  const struct perf_arch arch = { regs_fn, copy_fn, kchain_fn, &v };
+  perf_ctx_set_arch(c, &arch);
   const struct alpha_pmu_env penv = { { &hw }, now_fn, insn_fn, rnd_fn, &v };
   struct alpha_pmu *drv = alpha_pmu_create(c, &penv);
   if (!drv) abort();

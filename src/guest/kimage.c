@@ -206,3 +206,73 @@ size_t kimage_path(enum kactivity act, uint64_t nr, uint64_t bytes, struct kleg 
   for (size_t i = 0; i < n; i++) legs[i] = l[i];
   return n;
 }
+
+/* ---- stacks, entry windows, call chains ---- */
+
+uint64_t kimage_kstack_top(uint32_t tid)
+{
+  return KIMAGE_KSTACK_BASE + ((uint64_t)(tid % KIMAGE_KSTACKS) + 1) * KIMAGE_THREAD_SIZE;
+}
+
+static bool is_entry(const struct ksym *s)
+{
+  return strncmp(s->name, "ent", 3) == 0;
+}
+
+bool kimage_in_entry_window(uint64_t pc)
+{
+  const struct ksym *s = kimage_lookup(pc);
+  return s && is_entry(s) && pc - s->addr < 4 * KIMAGE_ENTRY_SAVE_INSNS;
+}
+
+const struct ksym *kimage_symbol(const char *name)
+{
+  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+    if (strcmp(syms[i].name, name) == 0) return &syms[i];
+  return NULL;
+}
+
+uint64_t kimage_call_site(const struct ksym *caller)
+{
+  uint64_t off = 4 * KIMAGE_ENTRY_SAVE_INSNS + 16;   /* past SAVE_ALL and the argument set-up */
+  if (off > caller->size - 4) off = caller->size - 4;
+  return caller->addr + off;
+}
+
+/* Who calls function s (NULL: s is the outermost frame). */
+static const char *caller_of(const struct ksym *s, enum kactivity entry, uint64_t nr)
+{
+  static const struct { const char *fn, *caller; } calls[] = {
+    { "do_entUna", "entUna" }, { "do_page_fault", "entMM" }, { "handle_mm_fault", "do_page_fault" },
+    { "clear_page", "handle_mm_fault" }, { "handle_irq", "entInt" },
+    { "alpha_perf_event_irq_handler", "handle_irq" }, { "perf_output_sample", "alpha_perf_event_irq_handler" },
+    { "timer_interrupt", "handle_irq" }, { "scheduler_tick", "timer_interrupt" },
+    { "perf_event_task_tick", "scheduler_tick" }, { "setup_rt_frame", "do_signal" },
+  };
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+    if (strcmp(s->name, calls[i].fn) == 0) return calls[i].caller;
+  if (strncmp(s->name, "sys_", 4) == 0) return "entSys";
+  bool sys = entry == KACT_SYSCALL;
+  if (strcmp(s->name, "__copy_user") == 0) return syscall_fn(nr);
+  /* a blocking system call sleeps in schedule(); otherwise it runs on the
+   * way back to user mode (work_pending), as do_signal does */
+  if (strcmp(s->name, "schedule") == 0) return sys ? syscall_fn(nr) : "ret_from_intr";
+  if (strcmp(s->name, "do_signal") == 0) return sys ? "ret_from_sys_call" : "ret_from_intr";
+  return NULL;
+}
+
+size_t kimage_callchain(uint64_t pc, enum kactivity entry, uint64_t nr, uint64_t *ips, size_t max)
+{
+  const struct ksym *s = kimage_lookup(pc);
+  size_t n = 0;
+  if (!s || !max) return 0;
+  ips[n++] = pc;
+  for (int depth = 0; depth < 8 && n < max; depth++) {
+    const char *c = caller_of(s, entry, nr);
+    const struct ksym *cs = c ? kimage_symbol(c) : NULL;
+    if (!cs) break;
+    ips[n++] = kimage_call_site(cs);
+    s = cs;
+  }
+  return n;
+}

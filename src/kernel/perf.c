@@ -25,6 +25,7 @@ struct perf_ctx {
   struct perf_task run[PERF_MAX_CPUS];     /* the task on each CPU */
   uint64_t out_bytes;                      /* bytes written into rings so far */
   bool running[PERF_MAX_CPUS];
+  struct perf_arch arch;                   /* frames, user memory, kernel chains */
 };
 
 /* The event the tool opened (an instance's parent, or e itself). */
@@ -54,6 +55,8 @@ void perf_ctx_destroy(struct perf_ctx *c)
   while (c->events) perf_event_close(c->events);
   free(c);
 }
+
+void perf_ctx_set_arch(struct perf_ctx *c, const struct perf_arch *arch) { c->arch = *arch; }
 
 void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu)
 {
@@ -138,9 +141,21 @@ static int copy_attr(const struct perf_event_attr *u, struct perf_event_attr *a)
   if (a->sample_type & ~(PERF_SAMPLE_MAX - 1)) return -EINVAL;
   if (a->read_format & ~(PERF_FORMAT_MAX - 1)) return -EINVAL;
   if (a->sample_type & PERF_SAMPLE_BRANCH_STACK) return -EOPNOTSUPP;
-  if (a->sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR |
-                        PERF_SAMPLE_AUX | PERF_SAMPLE_CALLCHAIN))
-    return -EOPNOTSUPP;   /* register, stack and AUX sampling come with later work */
+  /* Register and user-stack sampling (HAVE_PERF_REGS, HAVE_PERF_USER_STACK_DUMP). */
+  if (a->sample_type & PERF_SAMPLE_REGS_USER) {
+    int err = perf_reg_validate(a->sample_regs_user);
+    if (err) return err;
+  }
+  if (a->sample_type & PERF_SAMPLE_STACK_USER) {
+    /* a u32 field, but a record's size is a u16 */
+    if (a->sample_stack_user >= 0xffff || (a->sample_stack_user & 7)) return -EINVAL;
+  }
+  if (!a->sample_max_stack) a->sample_max_stack = PERF_MAX_STACK_DEFAULT;
+  if (a->sample_type & PERF_SAMPLE_REGS_INTR) {
+    int err = perf_reg_validate(a->sample_regs_intr);
+    if (err) return err;
+  }
+  if (a->sample_type & PERF_SAMPLE_AUX) return -EOPNOTSUPP;   /* no AUX area */
   return 0;
 }
 
@@ -213,6 +228,9 @@ int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int
     e->pmu = c->pmus[i];
     err = c->pmus[i]->event_init(e);
   }
+  /* get_callchain_buffers: a deeper chain than the sysctl allows */
+  if (!err && (attr.sample_type & PERF_SAMPLE_CALLCHAIN) && attr.sample_max_stack > PERF_MAX_STACK_DEFAULT)
+    err = -EOVERFLOW;
   if (err) {
     free(e);
     return err;
@@ -386,10 +404,101 @@ static size_t read_values(const struct perf_event *e, uint64_t v[READ_VALUES_MAX
   return n;
 }
 
+/* The frames of a sample (perf_prepare_sample's regs_intr and regs_user):
+ * the arch's, with the caller's frame for a scheduler event. */
+static void sample_frames(struct perf_event *e, const struct perf_sample *s, struct perf_regs *intr,
+                          struct perf_regs *user)
+{
+  struct perf_ctx *c = e->ctx;
+  memset(intr, 0, sizeof *intr);
+  memset(user, 0, sizeof *user);
+  int cpu = e->cpu >= 0 ? e->cpu : (int)s->cpu;
+  if (c->arch.regs) c->arch.regs(c->arch.ctx, cpu, s, intr, user);
+  if (s->regs) *intr = *s->regs;
+}
+
+/* Appends one callchain entry (perf_callchain_store): at most max_stack
+ * entries that are not context markers, none after the markers ran out. */
+struct chain { uint64_t *ip; uint32_t nr, entries, contexts, max_stack; bool contexts_maxed; };
+static bool chain_store(struct chain *ch, uint64_t ip)
+{
+  if (ch->entries >= ch->max_stack || ch->contexts_maxed) return false;
+  ch->ip[ch->nr++] = ip;
+  ch->entries++;
+  return true;
+}
+static bool chain_context(struct chain *ch, uint64_t mark)
+{
+  if (ch->contexts >= PERF_MAX_CONTEXTS_PER_STACK) { ch->contexts_maxed = true; return false; }
+  ch->ip[ch->nr++] = mark;
+  ch->contexts++;
+  return true;
+}
+
+#define CHAIN_MAX (PERF_MAX_STACK_DEFAULT + PERF_MAX_CONTEXTS_PER_STACK)
+
+/* perf_callchain / get_perf_callchain: the kernel part for a kernel-mode
+ * sample (PERF_CONTEXT_KERNEL, then the image's frames), the user part when
+ * the task has a user frame (PERF_CONTEXT_USER, then perf_callchain_user:
+ * the user pc only, no frame walk; docs/profiling.md says why), each unless
+ * exclude_callchain_kernel/user. Returns the entries written to ips. */
+static uint32_t sample_callchain(struct perf_event *e, const struct perf_sample *s, const struct perf_regs *intr,
+                                 const struct perf_regs *user, uint64_t ips[CHAIN_MAX])
+{
+  struct perf_ctx *c = e->ctx;
+  struct chain ch = { .ip = ips, .max_stack = e->attr.sample_max_stack };
+  bool kernel = !e->attr.exclude_callchain_kernel, usr = !e->attr.exclude_callchain_user;
+  if (!kernel && !usr) return 0;
+  if (kernel && s->kernel && intr->abi != PERF_SAMPLE_REGS_ABI_NONE && chain_context(&ch, PERF_CONTEXT_KERNEL)) {
+    uint64_t k[PERF_MAX_STACK_DEFAULT];
+    int cpu = e->cpu >= 0 ? e->cpu : (int)s->cpu;
+    size_t nk = c->arch.kernel_chain ? c->arch.kernel_chain(c->arch.ctx, cpu, intr, k, PERF_MAX_STACK_DEFAULT) : 0;
+    for (size_t i = 0; i < nk && chain_store(&ch, k[i]); i++) continue;
+  }
+  if (usr && user->abi != PERF_SAMPLE_REGS_ABI_NONE && chain_context(&ch, PERF_CONTEXT_USER))
+    chain_store(&ch, user->r[PERF_REG_ALPHA_PC]);
+  return ch.nr;
+}
+
+/* The bytes of the fields perf_output_sample writes after STACK_USER. */
+static size_t tail_after_stack(const struct perf_event_attr *a, const struct perf_regs *intr)
+{
+  uint64_t st = a->sample_type;
+  size_t n = 0;
+  static const uint64_t words = PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |
+                                PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |
+                                PERF_SAMPLE_CODE_PAGE_SIZE;
+  n += 8 * (size_t)__builtin_popcountll(st & words);
+  if (st & PERF_SAMPLE_REGS_INTR) n += perf_regs_size(intr, a->sample_regs_intr);
+  return n;
+}
+
+/* The STACK_USER field at rec + n: u64 size; then, when size is not 0,
+ * size bytes from the user SP (zero past what could be copied) and u64
+ * dyn_size, the bytes copied (perf_output_sample_ustack). Returns the new n. */
+static size_t output_ustack(struct perf_event *e, const struct perf_sample *s, const struct perf_regs *user,
+                            uint8_t *rec, size_t n, size_t tail)
+{
+  struct perf_ctx *c = e->ctx;
+  size_t h = n + tail < 0xffff ? n + tail : 0xffff;   /* no room left: no dump */
+  uint16_t size = perf_sample_ustack_size((uint16_t)e->attr.sample_stack_user, (uint16_t)h, user);
+  n = put64(rec, n, size);
+  if (!size) return n;
+  int cpu = e->cpu >= 0 ? e->cpu : (int)s->cpu;
+  size_t got = c->arch.copy_user ? c->arch.copy_user(c->arch.ctx, cpu, s, user->r[PERF_REG_ALPHA_SP], rec + n, size) : 0;
+  if (got > size) got = size;
+  memset(rec + n + got, 0, size - got);
+  n += size;
+  return put64(rec, n, got);
+}
+
 static void output_sample(struct perf_event *e, const struct perf_sample *s)
 {
   uint8_t rec[RECORD_MAX];
   uint64_t st = e->attr.sample_type;
+  struct perf_regs intr, user;
+  if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN))
+    sample_frames(e, s, &intr, &user);
   size_t n = sizeof(struct perf_event_header);
   uint64_t time = perf_ctx_time(e->ctx);
   if (st & PERF_SAMPLE_IDENTIFIER) n = put64(rec, n, e->id);
@@ -407,6 +516,13 @@ static void output_sample(struct perf_event *e, const struct perf_sample *s)
     memcpy(rec + n, v, nv * 8);
     n += nv * 8;
   }
+  if (st & PERF_SAMPLE_CALLCHAIN) {
+    uint64_t ips[CHAIN_MAX];
+    uint32_t nr = sample_callchain(e, s, &intr, &user, ips);
+    n = put64(rec, n, nr);
+    memcpy(rec + n, ips, 8 * (size_t)nr);
+    n += 8 * (size_t)nr;
+  }
   if (st & PERF_SAMPLE_RAW) {
     /* u32 size + data, rounded up to 8 with zero padding (perf_prepare_sample). */
     uint32_t payload = s->raw ? s->raw_size : 0;
@@ -417,9 +533,12 @@ static void output_sample(struct perf_event *e, const struct perf_sample *s)
     if (payload) memcpy(rec + n + 4, s->raw, payload);
     n += total;
   }
+  if (st & PERF_SAMPLE_REGS_USER) n += perf_output_regs(rec + n, &user, e->attr.sample_regs_user);
+  if (st & PERF_SAMPLE_STACK_USER) n = output_ustack(e, s, &user, rec, n, tail_after_stack(&e->attr, &intr));
   if (st & PERF_SAMPLE_WEIGHT) n = put64(rec, n, s->weight);
   if (st & PERF_SAMPLE_DATA_SRC) n = put64(rec, n, s->data_src);
   if (st & PERF_SAMPLE_TRANSACTION) n = put64(rec, n, 0);
+  if (st & PERF_SAMPLE_REGS_INTR) n += perf_output_regs(rec + n, &intr, e->attr.sample_regs_intr);
   if (st & PERF_SAMPLE_PHYS_ADDR) n = put64(rec, n, 0);
   if (st & PERF_SAMPLE_CGROUP) n = put64(rec, n, 0);
   if (st & PERF_SAMPLE_DATA_PAGE_SIZE) n = put64(rec, n, s->addr ? 8192 : 0);
@@ -859,6 +978,26 @@ void perf_sw_event(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, u
     struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = e->hw.sample_period, .kernel = kernel,
                              .cpu = (uint32_t)cpu };
     if (!excluded(e, kernel)) output_sample(e, &s);
+  }
+}
+
+void perf_sw_event_sched(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, uint32_t tid,
+                         const struct perf_regs *caller)
+{
+  if (cpu < 0 || cpu >= c->sys.ncpus) return;
+  for (struct perf_event *p = c->events; p; p = p->next) {
+    struct perf_event *e = p->child[cpu];
+    if (!e || !e->enabled || !e->sched || e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != config)
+      continue;
+    e->count++;
+    if (!e->hw.sample_period) continue;
+    if (e->attr.freq) e->hw.freq_count++;
+    if (--e->hw.period_left > 0) continue;
+    e->hw.period_left = (int64_t)e->hw.sample_period;
+    struct perf_sample s = { .ip = caller->r[PERF_REG_ALPHA_PC], .pid = pid, .tid = tid,
+                             .period = e->hw.sample_period, .kernel = !caller->user, .cpu = (uint32_t)cpu,
+                             .regs = caller };
+    if (!excluded(e, s.kernel)) output_sample(e, &s);
   }
 }
 

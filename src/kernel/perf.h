@@ -18,6 +18,7 @@
 #ifndef KERNEL_PERF_H
 #define KERNEL_PERF_H
 #include "guest/phys.h"
+#include "kernel/perf_regs.h"
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,6 +56,32 @@ struct perf_sample {
   bool exact_ip;                 /* PERF_RECORD_MISC_EXACT_IP */
   const void *raw;               /* PERF_SAMPLE_RAW payload, or NULL */
   uint32_t raw_size;
+  /* The frame the sample was taken in (Linux's regs argument), when the
+   * caller has it: a software event of the scheduler passes its caller's
+   * kernel frame (perf_fetch_caller_regs). NULL: the core asks the arch
+   * (struct perf_arch) for the interrupted frame. */
+  const struct perf_regs *regs;
+};
+
+/* What the core needs of the machine for PERF_SAMPLE_REGS_USER, REGS_INTR,
+ * STACK_USER and CALLCHAIN (the arch hooks of Linux: the interrupt regs,
+ * perf_get_regs_user, copy_from_user_nofault, perf_callchain_kernel). Any
+ * member may be NULL: then no frame, no stack and no kernel chain. */
+struct perf_arch {
+  /* The frames of sample s on cpu: *intr the frame the sample was taken in
+   * (a kernel frame for a kernel-mode s, the task's user frame otherwise),
+   * *user the task's user frame (abi NONE when it has none). Unset members
+   * are zero (abi NONE). */
+  void (*regs)(void *ctx, int cpu, const struct perf_sample *s, struct perf_regs *intr,
+               struct perf_regs *user);
+  /* Copies up to len bytes of the user memory of sample s's task from addr,
+   * without faulting pages in (copy_from_user_nofault): stops at the first
+   * byte it cannot read. Returns the bytes copied. */
+  size_t (*copy_user)(void *ctx, int cpu, const struct perf_sample *s, uint64_t addr, void *buf, size_t len);
+  /* The kernel call chain of kernel frame intr on cpu: its pc, then return
+   * addresses, outermost last; at most max. Returns the count. */
+  size_t (*kernel_chain)(void *ctx, int cpu, const struct perf_regs *intr, uint64_t *ips, size_t max);
+  void *ctx;
 };
 
 struct pmu {
@@ -143,6 +170,8 @@ typedef uint64_t (*perf_clock_fn)(void *ctx);
 struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, struct physmem *phys,
                                  perf_clock_fn clock, void *clock_ctx);
 void perf_ctx_destroy(struct perf_ctx *c);
+/* Installs the arch hooks (copied). */
+void perf_ctx_set_arch(struct perf_ctx *c, const struct perf_arch *arch);
 /* Registers a PMU driver (the core tries them in order). */
 void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu);
 
@@ -214,5 +243,10 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
 /* A software event happened on cpu (page fault, context switch) at pc. */
 void perf_sw_event(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc,
                    bool kernel);
+/* A software event of the scheduler (context switch, migration): the
+ * sample's ip and frame are caller, the scheduler's own kernel frame (what
+ * perf_sw_event_sched takes from perf_fetch_caller_regs). */
+void perf_sw_event_sched(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, uint32_t tid,
+                         const struct perf_regs *caller);
 
 #endif

@@ -14,6 +14,7 @@
  * would make sampling lock onto loops, which hardware does not do. */
 #include "machine/machine.h"
 #include "guest/kimage.h"
+#include "guest/loader.h"
 #include "kernel/alpha_pmu.h"
 #include "kernel/sim_pmu.h"
 #include "isa/isa.h"
@@ -46,6 +47,13 @@ struct mcpu {
   unsigned slice_ticks;          /* ticks the running task has had */
   bool pmu_irq, timer_irq;       /* what the interrupt being taken is for */
   uint64_t kstate;               /* the data the kernel's branches and addresses depend on */
+  /* The last entry into the kernel from user mode: the user frame it saved
+   * (task_pt_regs), whose task, and what the entry was for (the callers of
+   * shared kernel code follow it). */
+  struct perf_regs entry_frame;
+  int entry_tid;                 /* 0: none yet */
+  int entry_act;
+  uint64_t entry_nr;             /* the number of the last system call */
 };
 
 struct machine {
@@ -114,6 +122,120 @@ static void fate_cb(void *ctx, const struct uop_fate *f)
             (unsigned long long)f->end, f->flags, f->trap, f->level);
 }
 
+/* ---- register frames, user memory and kernel chains for perf sampling ---- */
+
+/* A task's user frame: its registers as the trap frame (pt_regs) and
+ * rdusp() give them, at user pc. r9-r15 are not in pt_regs. */
+static void user_frame(const struct task *t, uint64_t pc, struct perf_regs *f)
+{
+  memset(f, 0, sizeof *f);
+  f->abi = PERF_SAMPLE_REGS_ABI_64;
+  f->user = true;
+  for (int i = 0; i < PERF_REG_ALPHA_PC; i++)
+    if (!((PERF_REG_ALPHA_SWITCH_STACK_MASK >> i) & 1)) f->r[i] = t->ctx.r[i];
+  f->r[PERF_REG_ALPHA_PC] = pc;
+}
+
+/* A kernel frame of task tid at pc with stack pointer sp: the kernel's
+ * general registers are not modelled (it runs as host code), so only pc,
+ * sp and ra (the return address into the caller, from the image's call
+ * chain) are filled. */
+static void kernel_frame(const struct mcpu *c, uint64_t pc, uint64_t sp, struct perf_regs *f)
+{
+  memset(f, 0, sizeof *f);
+  f->abi = PERF_SAMPLE_REGS_ABI_64;
+  uint64_t ips[2];
+  if (kimage_callchain(pc, (enum kactivity)c->entry_act, c->entry_nr, ips, 2) == 2) f->r[PERF_REG_ALPHA_R26] = ips[1];
+  f->r[PERF_REG_ALPHA_SP] = sp;
+  f->r[PERF_REG_ALPHA_PC] = pc;
+}
+
+/* Entering the kernel from user mode saves the user frame (SAVE_ALL). */
+static void note_entry(struct mcpu *c, int activity, uint64_t nr)
+{
+  struct task *t = c->m->os->current;
+  if (!t || activity == KACT_PMU_OUTPUT || activity == KACT_SCHEDULE || activity == KACT_SIGNAL) return;
+  user_frame(t, activity == KACT_PAGE_FAULT ? c->last_pc : t->ctx.pc, &c->entry_frame);
+  c->entry_tid = t->tid;
+  c->entry_act = activity;
+  if (activity == KACT_SYSCALL) c->entry_nr = nr;   /* the last system call: __copy_user's caller */
+}
+
+static struct task *sample_task(struct machine *m, const struct perf_sample *s)
+{
+  struct task *t = m->os->current;
+  return t && (uint32_t)t->tid == s->tid ? t : task_find(m->os, (int)s->tid);
+}
+
+/* perf's regs for sample s: a user-mode sample's frame is the interrupted
+ * user state with the sample's ip as pc (as IBS sets regs->ip, so a
+ * ProfileMe sample's pc is the profiled instruction); a kernel-mode one's
+ * intr frame is the kernel frame at ip, with SP the end of the trap frame,
+ * and its user frame the one the entry saved, or none in the entry window
+ * before the frame is saved (patch 4). */
+static void arch_regs(void *ctx, int cpu, const struct perf_sample *s, struct perf_regs *intr, struct perf_regs *user)
+{
+  struct machine *m = ctx;
+  const struct mcpu *c = &m->cpu[cpu >= 0 && cpu < m->ncpus ? cpu : 0];
+  struct task *t = sample_task(m, s);
+  if (!t || !t->mm) return;
+  if (!s->kernel) {
+    user_frame(t, s->ip, user);
+    *intr = *user;
+    return;
+  }
+  kernel_frame(c, s->ip, kimage_kstack_top((uint32_t)t->tid), intr);
+  if (kimage_in_entry_window(s->ip)) return;
+  if (c->entry_tid == t->tid) *user = c->entry_frame;
+  else user_frame(t, t->ctx.pc, user);   /* off the CPU: its saved state */
+}
+
+/* copy_from_user_nofault from the task's stack: page by page while pages
+ * are readable and present (a page never touched would fault, so it ends
+ * the copy), and not past the top of the main stack. */
+static size_t arch_copy_user(void *ctx, int cpu, const struct perf_sample *s, uint64_t addr, void *buf, size_t len)
+{
+  struct machine *m = ctx;
+  (void)cpu;
+  struct task *t = sample_task(m, s);
+  if (!t || !t->mm) return 0;
+  if (addr < GUEST_STACK_TOP && len > GUEST_STACK_TOP - addr) len = (size_t)(GUEST_STACK_TOP - addr);
+  size_t done = 0;
+  while (done < len) {
+    uint64_t a = addr + done, in_page = a & GUEST_PAGE_MASK, n = GUEST_PAGE_SIZE - in_page;
+    const struct guest_page *pg = mm_page(t->mm, a);
+    if (!pg || !(pg->prot & GUEST_PROT_READ) || !pg->host) break;
+    if (n > len - done) n = len - done;
+    memcpy((uint8_t *)buf + done, pg->host + in_page, n);
+    done += n;
+  }
+  return done;
+}
+
+static size_t arch_kernel_chain(void *ctx, int cpu, const struct perf_regs *intr, uint64_t *ips, size_t max)
+{
+  struct machine *m = ctx;
+  const struct mcpu *c = &m->cpu[cpu >= 0 && cpu < m->ncpus ? cpu : 0];
+  return kimage_callchain(intr->r[PERF_REG_ALPHA_PC], (enum kactivity)c->entry_act, c->entry_nr, ips, max);
+}
+
+/* The scheduler's own frame for task t (perf_fetch_caller_regs in
+ * __schedule): pc at schedule's call into perf, sp below the trap frame,
+ * switch_stack and schedule's frame on t's kernel stack. */
+#define SCHEDULE_FRAME 0x60
+static void sched_frame(const struct mcpu *c, const struct task *t, struct perf_regs *f)
+{
+  uint64_t sp = kimage_kstack_top((uint32_t)t->tid) - KIMAGE_PT_REGS_SIZE - KIMAGE_SWITCH_STACK_SIZE - SCHEDULE_FRAME;
+  kernel_frame(c, kimage_call_site(kimage_symbol("schedule")), sp, f);
+}
+
+static void sched_event(struct machine *m, int cpu, uint64_t config, struct task *t)
+{
+  struct perf_regs f;
+  sched_frame(&m->cpu[cpu], t, &f);
+  perf_sw_event_sched(m->perf, cpu, config, (uint32_t)t->proc->pid, (uint32_t)t->tid, &f);
+}
+
 static void sw_event(struct machine *m, int cpu, uint64_t config, struct task *t, uint64_t pc)
 {
   if (!t) return;
@@ -166,6 +288,7 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
   size_t n = kimage_path((enum kactivity)activity, nr, bytes, legs, 8);
   /* The data this entry works on: when it happens, what was asked. */
   c->kstate = kmix(c->kstate ^ ev67_now(c->core) ^ nr << 20 ^ bytes << 40 ^ (uint64_t)activity);
+  note_entry(c, activity, nr);
   /* Entering the kernel (callsys, a trap, an interrupt) goes through PALcode:
    * the pipeline drains and fetch restarts at the handler, so nothing is
    * fetched ahead across the boundary. */
@@ -296,14 +419,14 @@ static void switch_hook(void *ctx, int cpu, struct task *prev, struct task *next
   if (prev) perf_task_of(prev, &pp);
   if (next) perf_task_of(next, &pn);
   if (prev) {
-    sw_event(m, cpu, PERF_COUNT_SW_CONTEXT_SWITCHES, prev, prev->ctx.pc);   /* to a task or to idle */
+    sched_event(m, cpu, PERF_COUNT_SW_CONTEXT_SWITCHES, prev);   /* to a task or to idle */
     perf_record_switch(m->perf, cpu, &pp, next ? &pn : NULL, true, prev->state == TASK_RUNNABLE);
     perf_sched_out(m->perf, cpu);
   }
   if (!next) return;
   perf_sched_in(m->perf, cpu, &pn);
   perf_record_switch(m->perf, cpu, &pn, prev ? &pp : NULL, false, false);
-  if (migrated) sw_event(m, cpu, PERF_COUNT_SW_CPU_MIGRATIONS, next, next->ctx.pc);
+  if (migrated) sched_event(m, cpu, PERF_COUNT_SW_CPU_MIGRATIONS, next);
   if (prev && m->opt.timed) kernel_work(c, KACT_SCHEDULE, 0, 0);
 }
 
@@ -414,6 +537,8 @@ struct machine *machine_create(const struct machine_opts *o)
   m->perf = perf_ctx_create(&sys, os_phys(m->os), perf_clock, m);
   if (!m->perf) { machine_destroy(m); return NULL; }
   perf_pmu_register(m->perf, perf_sw_pmu());
+  const struct perf_arch arch = { arch_regs, arch_copy_user, arch_kernel_chain, m };
+  perf_ctx_set_arch(m->perf, &arch);
   for (int i = 0; i < m->ncpus; i++)
     if (attach_cpu(m, i)) { machine_destroy(m); return NULL; }
   if (o->timed) {

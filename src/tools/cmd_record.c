@@ -9,6 +9,7 @@
 #include "tools/events.h"
 #include "tools/fallback.h"
 #include "tools/spawn.h"
+#include "tools/perf_regs.h"
 #include "guest/kimage.h"
 #include "machine/machine.h"
 #include "perfdata/perfdata.h"
@@ -161,6 +162,15 @@ static void usage(FILE *f)
     "  -C, --cpu LIST        system-wide on these CPUs only (0,1 or 0-1)\n"
     "      --per-thread      follow the workload's first thread only (no inherit)\n"
     "  -m, --mmap-pages N    data pages (8 KB) of each ring, a power of two (default 64)\n"
+    "      --call-graph MODE call chains: fp (the kernel's chain; user part: the pc\n"
+    "                        only, Alpha code keeps no frame chain) or dwarf[,SIZE]\n"
+    "                        (user registers and SIZE bytes of user stack, default\n"
+    "                        8192, for a DWARF unwinder)\n"
+    "  -g                    --call-graph fp, as perf\n"
+    "      --user-regs[=LIST] sample these user registers (r0..r8, r16..r28, gp,\n"
+    "                        sp, pc; all when no list; ? lists them)\n"
+    "  -I, --intr-regs[=LIST] sample the registers of the interrupted frame (all\n"
+    "                        when no list; ? lists them)\n"
     "      --switch-events   record context switches (PERF_RECORD_SWITCH, and\n"
     "                        SWITCH_CPU_WIDE with -a or -C)\n"
     "      --privileged      record as root (CAP_PERFMON); default: a normal user\n"
@@ -184,10 +194,47 @@ struct rec_opts {
   bool all_cpus, per_thread, switch_events;
   uint64_t mmap_pages;           /* data pages per ring (-m) */
   const char *cpu_list;          /* -C */
+  int callgraph;                 /* 0, CG_FP or CG_DWARF */
+  uint32_t stack_size;           /* --call-graph dwarf,SIZE */
+  uint64_t user_regs, intr_regs; /* --user-regs, -I masks (0: not asked) */
   int cpus[MACHINE_MAX_CPUS];    /* the CPUs events are opened on; -1: the workload's, wherever it runs */
   int ncpus;
   struct machine_opts mo;
 };
+
+enum { CG_FP = 1, CG_DWARF = 2 };
+#define DEFAULT_STACK_DUMP 8192   /* perf's default dwarf stack size */
+#define MAX_STACK_DUMP 65528      /* round_down(USHRT_MAX, 8) */
+
+/* --call-graph fp | dwarf[,SIZE] (perf's parse_callchain_record). Returns
+ * 0 or 2 after a message. */
+static int parse_call_graph(const char *arg, struct rec_opts *o)
+{
+  if (!strcmp(arg, "fp")) { o->callgraph = CG_FP; return 0; }
+  if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
+    fprintf(stderr, "callchain: Unknown --call-graph option value: %s\n", arg);
+    return 2;
+  }
+  o->callgraph = CG_DWARF;
+  o->stack_size = DEFAULT_STACK_DUMP;
+  if (!arg[5]) return 0;
+  char *end = NULL;
+  unsigned long long size = strtoull(arg + 6, &end, 0);
+  size = (size + 7) & ~7ull;
+  if (!arg[6] || *end || !size || size > MAX_STACK_DUMP) {
+    fprintf(stderr, "callchain: Incorrect stack dump size (max %d): %s\n", MAX_STACK_DUMP, arg + 6);
+    return 2;
+  }
+  o->stack_size = (uint32_t)size;
+  return 0;
+}
+
+/* --user-regs / --intr-regs: 0 to go on, else the exit status ("?" lists). */
+static int parse_regs_opt(const char *arg, const char *name, uint64_t *mask)
+{
+  int rc = tool_parse_regs(arg, name, mask, stderr);
+  return rc == 0 ? 0 : rc > 0 ? 129 : 2;
+}
 
 /* Parses the options. Returns -1 to go on, else the exit status. */
 static int parse_options(int argc, char **argv, struct rec_opts *o)
@@ -200,11 +247,13 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { "verbose", no_argument, 0, 'v' },
     { "cpus", required_argument, 0, 'M' }, { "all-cpus", no_argument, 0, 'a' },
     { "cpu", required_argument, 0, 'C' }, { "per-thread", no_argument, 0, 'T' },
-    { "switch-events", no_argument, 0, 'W' }, { "mmap-pages", required_argument, 0, 'm' }, { 0, 0, 0, 0 },
+    { "switch-events", no_argument, 0, 'W' }, { "mmap-pages", required_argument, 0, 'm' },
+    { "call-graph", required_argument, 0, 'G' }, { "user-regs", optional_argument, 0, 'U' },
+    { "intr-regs", optional_argument, 0, 'I' }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+e:c:F:o:qvhaC:m:", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+e:c:F:o:qvhaC:m:gI::", opts, NULL)) != -1) {
     char *end = NULL;
     switch (c) {
     case 'e':
@@ -233,6 +282,10 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
         return 2;
       }
       break;
+    case 'G': if (parse_call_graph(optarg, o)) return 2; break;
+    case 'g': o->callgraph = CG_FP; break;
+    case 'U': { int rc = parse_regs_opt(optarg, "--user-regs", &o->user_regs); if (rc) return rc; break; }
+    case 'I': { int rc = parse_regs_opt(optarg, "-I", &o->intr_regs); if (rc) return rc; break; }
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
@@ -261,6 +314,41 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
   return -1;
 }
 
+/* Call chains and registers (evsel__config_callchain, evsel__config):
+ * dwarf mode samples every user register (at least pc and sp when
+ * --user-regs chose a subset) and the stack, and leaves the user part of
+ * the chain to the unwinder. Returns 0. */
+static int set_regs_attr(struct perf_event_attr *a, const struct rec_opts *o)
+{
+  if (o->callgraph) {
+    a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+    a->sample_max_stack = PERF_MAX_STACK_DEFAULT;
+  }
+  if (o->callgraph == CG_DWARF) {
+    a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    if (o->user_regs) {
+      a->sample_regs_user |= 1ull << PERF_REG_ALPHA_PC | 1ull << PERF_REG_ALPHA_SP;
+      if (!o->quiet)
+        fprintf(stderr, "WARNING: The use of --call-graph=dwarf may require all the user registers, "
+                        "specifying a subset with --user-regs may render DWARF unwinding unreliable, "
+                        "so the minimal registers set (IP, SP) is explicitly forced.\n");
+    } else {
+      a->sample_regs_user |= PERF_REG_ALPHA_MASK;
+    }
+    a->sample_stack_user = o->stack_size;
+    a->exclude_callchain_user = 1;
+  }
+  if (o->user_regs) {
+    a->sample_regs_user |= o->user_regs;
+    a->sample_type |= PERF_SAMPLE_REGS_USER;
+  }
+  if (o->intr_regs) {
+    a->sample_regs_intr = o->intr_regs;
+    a->sample_type |= PERF_SAMPLE_REGS_INTR;
+  }
+  return 0;
+}
+
 /* The attrs perf record builds for the events. Returns 0 or an exit status. */
 static int build_attrs(struct rec *r, const struct rec_opts *o)
 {
@@ -274,6 +362,7 @@ static int build_attrs(struct rec *r, const struct rec_opts *o)
     a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                      PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
                      PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
+    if (set_regs_attr(a, o)) return 2;
     a->sample_id_all = 1;
     a->inherit = !o->per_thread;
     if (o->count) a->sample_period = a->sample_period ? a->sample_period : o->count;

@@ -9,6 +9,7 @@
 #include "tools/commands.h"
 #include "tools/dump.h"
 #include "tools/session.h"
+#include "tools/perf_regs.h"
 #include "isa/disasm.h"
 #include "pmu/ev67_pmu.h"
 #include "util/err.h"
@@ -21,22 +22,23 @@
 
 enum field {
   F_COMM, F_TID, F_PID, F_CPU, F_TIME, F_PERIOD, F_EVENT, F_ADDR, F_DATA_SRC, F_WEIGHT, F_IP, F_SYM,
-  F_SYMOFF, F_DSO, F_SRCLINE, F_INSN, F_DISASM, F_PM, NFIELDS
+  F_SYMOFF, F_DSO, F_SRCLINE, F_INSN, F_DISASM, F_IREGS, F_UREGS, F_PM, NFIELDS, F_REGS = NFIELDS
 };
 static const char *const field_names[NFIELDS] = {
   "comm", "tid", "pid", "cpu", "time", "period", "event", "addr", "data_src", "weight", "ip", "sym",
-  "symoff", "dso", "srcline", "insn", "disasm", "pmstatus"
+  "symoff", "dso", "srcline", "insn", "disasm", "iregs", "uregs", "pmstatus"
 };
 /* The sample_type bit a field needs (0: none). */
 static const uint64_t field_needs[NFIELDS] = {
   [F_COMM] = PERF_SAMPLE_TID, [F_TID] = PERF_SAMPLE_TID, [F_PID] = PERF_SAMPLE_TID, [F_CPU] = PERF_SAMPLE_CPU,
   [F_TIME] = PERF_SAMPLE_TIME, [F_PERIOD] = PERF_SAMPLE_PERIOD, [F_ADDR] = PERF_SAMPLE_ADDR,
   [F_DATA_SRC] = PERF_SAMPLE_DATA_SRC, [F_WEIGHT] = PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT,
-  [F_IP] = PERF_SAMPLE_IP, [F_PM] = PERF_SAMPLE_RAW,
+  [F_IP] = PERF_SAMPLE_IP, [F_PM] = PERF_SAMPLE_RAW, [F_IREGS] = PERF_SAMPLE_REGS_INTR,
+  [F_UREGS] = PERF_SAMPLE_REGS_USER,
 };
 /* perf script fields we do not produce (accepted names, refused politely). */
 static const char *const perf_only[] = {
-  "trace", "dsoff", "iregs", "uregs", "brstack", "brstacksym", "flags", "bpf-output", "brstackinsn",
+  "trace", "dsoff", "brstack", "brstacksym", "flags", "bpf-output", "brstackinsn",
   "brstackinsnlen", "brstackoff", "callindent", "insnlen", "synth", "phys_addr", "metric", "misc",
   "srccode", "ipc", "data_page_size", "code_page_size", "ins_lat", "machine_pid", "vcpu", "cgroup",
   "retire_lat", "brcntr", "brstackdisasm", NULL
@@ -63,7 +65,8 @@ static void usage(FILE *f)
     "  -i, --input FILE       perf.data file (default: perf.data)\n"
     "  -F, --fields LIST      comma list of comm, tid, pid, cpu, time, period, event,\n"
     "                         addr, data_src, weight, ip, sym, symoff, dso, srcline,\n"
-    "                         insn (bytes), disasm, pmstatus (ProfileMe status names);\n"
+    "                         insn (bytes), disasm, iregs, uregs (sampled registers;\n"
+    "                         regs: both), pmstatus (ProfileMe status names);\n"
     "                         +FIELD / -FIELD edit the default list\n"
     "  -D, --dump-raw-trace   dump every record (offset, type, size, bytes, fields)\n"
     "                         and decode ProfileMe raw data (PMPC, I_STAT, PCTR_CTL)\n"
@@ -76,6 +79,7 @@ static int find_field(const char *name)
 {
   for (int i = 0; i < NFIELDS; i++)
     if (!strcmp(name, field_names[i])) return i;
+  if (!strcmp(name, "regs")) return F_REGS;   /* ours: iregs and uregs */
   return -1;
 }
 
@@ -101,9 +105,11 @@ static int parse_fields(struct script *sc, char *arg)
       fprintf(stderr, "profileme script: invalid field '%s'\n", name);
       return 2;
     }
-    if (!edit) sc->on[f] = true;
-    else if (op == '+') sc->add[f] = true;
-    else sc->del[f] = true;
+    for (int k = f == F_REGS ? F_IREGS : f; k <= (f == F_REGS ? F_UREGS : f); k++) {
+      if (!edit) sc->on[k] = true;
+      else if (op == '+') sc->add[k] = true;
+      else sc->del[k] = true;
+    }
   }
   return 0;
 }
@@ -171,6 +177,17 @@ static void print_insn(const struct script *sc, const struct sym_loc *loc, uint6
   }
 }
 
+/* perf_sample__fprintf_regs: " ABI:2 " then "%5s:0x%lx " per register;
+ * nothing when the sample has none (abi NONE). */
+static void print_regs(uint64_t abi, uint64_t mask, const uint64_t *regs)
+{
+  if (!abi || !regs) return;
+  printf(" ABI:%" PRIu64 " ", abi);
+  unsigned i = 0;
+  for (int r = 0; r < 64; r++)
+    if ((mask >> r) & 1) printf("%5s:0x%" PRIx64 " ", tool_reg_name(r), regs[i++]);
+}
+
 static void print_pm_status(const struct pd_sample *smp)
 {
   struct pm_raw_v1 raw;
@@ -208,6 +225,8 @@ static void print_line(struct script *sc, struct session *s, const struct pd_sam
   if (sc->on[F_WEIGHT]) printf("%16" PRIu64, smp->weight);
   if (sc->on[F_IP] || sc->on[F_SYM] || sc->on[F_DSO]) print_sym(sc, smp, loc);
   if (sc->on[F_INSN] || sc->on[F_DISASM]) print_insn(sc, loc, smp->ip);
+  if (sc->on[F_IREGS]) print_regs(smp->intr_abi, smp->intr_mask, smp->intr_regs);
+  if (sc->on[F_UREGS]) print_regs(smp->user_abi, smp->user_mask, smp->user_regs);
   if (sc->on[F_PM]) print_pm_status(smp);
   putchar('\n');
 }

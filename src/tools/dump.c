@@ -3,6 +3,7 @@
  * and ASCII, the time stamp, and its decoded fields; a sample's ProfileMe raw
  * payload decoded by register field and status name. */
 #include "tools/dump.h"
+#include "tools/perf_regs.h"
 #include "pmu/ev67_pmu.h"
 #include <ctype.h>
 #include <inttypes.h>
@@ -124,6 +125,18 @@ static void dump_pm(const struct pd_sample *smp)
   printf("\n ...... pctr0: %" PRIu64 "  pctr1: %" PRIu64 "\n", raw.pctr0, raw.pctr1);
 }
 
+/* perf's regs__printf: "... user regs: mask 0x... ABI 64-bit", then
+ * ".... NAME  0x%016lx" per register (nothing when the abi is NONE). */
+static void dump_regs(const char *type, bool has, uint64_t abi, uint64_t mask, const uint64_t *regs)
+{
+  static const char *const abis[] = { "none", "32-bit", "64-bit" };
+  if (!has || !regs) return;
+  printf("... %s regs: mask 0x%" PRIx64 " ABI %s\n", type, mask, abi < 3 ? abis[abi] : "unknown");
+  unsigned i = 0;
+  for (int r = 0; r < 64; r++)
+    if ((mask >> r) & 1) printf(".... %-5s 0x%016" PRIx64 "\n", tool_reg_name(r), regs[i++]);
+}
+
 static void dump_sample(struct session *s, const struct session_rec *r, dump_fn after, void *ctx)
 {
   const struct pd_sample *smp = r->sample;
@@ -133,6 +146,10 @@ static void dump_sample(struct session *s, const struct session_rec *r, dump_fn 
     printf("... FP chain: nr:%" PRIu64 "\n", smp->callchain_nr);
     for (uint64_t i = 0; i < smp->callchain_nr; i++) printf(".....  %2" PRIu64 ": %016" PRIx64 "\n", i, smp->callchain[i]);
   }
+  dump_regs("user", smp->sample_type & PERF_SAMPLE_REGS_USER, smp->user_abi, smp->user_mask, smp->user_regs);
+  dump_regs("intr", smp->sample_type & PERF_SAMPLE_REGS_INTR, smp->intr_abi, smp->intr_mask, smp->intr_regs);
+  if (smp->sample_type & PERF_SAMPLE_STACK_USER)
+    printf("... ustack: size %" PRIu64 ", offset 0x%x\n", smp->stack_dyn_size, smp->stack_offset);
   if (smp->sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) printf("... weight: %" PRIu64 "\n", smp->weight);
   if (smp->sample_type & PERF_SAMPLE_DATA_SRC) printf(" . data_src: 0x%" PRIx64 "\n", smp->data_src);
   dump_pm(smp);

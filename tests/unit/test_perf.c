@@ -274,6 +274,210 @@ static void test_percpu(void)
   perf_ctx_destroy(c);
 }
 
+/* perf_reg_validate and the attr checks of register and stack sampling
+ * (perf_copy_attr): r9-r15 (switch_stack), bits at or above MAX and empty
+ * masks are EINVAL; sample_stack_user must be 8-aligned and below USHRT_MAX;
+ * a callchain deeper than perf_event_max_stack is EOVERFLOW. */
+static void test_regs_attr(void)
+{
+  CHECK_EQ_U64(perf_reg_validate(0), (uint64_t)-EINVAL, "perf_reg_validate: empty mask refused");
+  for (int r = 9; r <= 15; r++)
+    CHECK_EQ_U64(perf_reg_validate(1ull << r), (uint64_t)-EINVAL, "perf_reg_validate: r%d (switch_stack) refused", r);
+  CHECK_EQ_U64(perf_reg_validate(1ull << 32), (uint64_t)-EINVAL, "perf_reg_validate: bit 32 (MAX) refused");
+  CHECK_EQ_U64(perf_reg_validate(1ull << 63), (uint64_t)-EINVAL, "perf_reg_validate: bit 63 refused");
+  CHECK_EQ_U64(perf_reg_validate(PERF_REG_ALPHA_MASK), 0, "perf_reg_validate: r0-r8, r16-r28, gp, sp, pc");
+  CHECK_EQ_U64(PERF_REG_ALPHA_MASK, 0xffff01ffull, "the mask of pt_regs registers");
+  struct perf_regs f = { .abi = PERF_SAMPLE_REGS_ABI_64 };
+  for (int i = 0; i < PERF_REG_ALPHA_MAX; i++) f.r[i] = 100 + (uint64_t)i;
+  CHECK(perf_reg_value(&f, 12) == 0 && perf_reg_value(&f, 40) == 0 && perf_reg_value(&f, 31) == 131 &&
+        perf_reg_value(&f, 30) == 130, "perf_reg_value: reserved indices read 0, SP and PC by index");
+  struct perf_ctx *c = ctx(-1, true);
+  struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1, .sample_period = 1000,
+                               .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER, .sample_regs_user = 1 };
+  struct perf_event *e = NULL;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "REGS_USER with r0 accepted (was EOPNOTSUPP)");
+  perf_event_close(e);
+  a.sample_regs_user = 1ull << 15;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), (uint64_t)-EINVAL, "REGS_USER naming r15: EINVAL");
+  a.sample_regs_user = 0;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), (uint64_t)-EINVAL, "REGS_USER with an empty mask: EINVAL");
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_INTR;
+  a.sample_regs_intr = 1ull << 32;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), (uint64_t)-EINVAL, "REGS_INTR with bit 32: EINVAL");
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_STACK_USER;
+  a.sample_stack_user = 8190;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), (uint64_t)-EINVAL, "STACK_USER not 8-aligned: EINVAL");
+  a.sample_stack_user = 65536;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), (uint64_t)-EINVAL, "STACK_USER of 65536: EINVAL");
+  a.sample_stack_user = 65528;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "STACK_USER of 65528 accepted");
+  perf_event_close(e);
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+  a.sample_max_stack = 128;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), (uint64_t)-EOVERFLOW, "sample_max_stack 128: EOVERFLOW");
+  a.sample_max_stack = 0;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "CALLCHAIN accepted (was EOPNOTSUPP)");
+  CHECK_EQ_U64(e->attr.sample_max_stack, 127, "sample_max_stack 0 becomes perf_event_max_stack");
+  perf_event_close(e);
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_AUX;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), (uint64_t)-EOPNOTSUPP, "AUX still EOPNOTSUPP");
+  perf_ctx_destroy(c);
+}
+
+/* perf_sample_ustack_size: 0 without user regs; TASK_SIZE - sp bounds it;
+ * a dump that would overflow the u16 record size is cut to fit with the
+ * size and dyn_size words: USHRT_MAX - header - 16 - 8, rounded up to 8. */
+static void test_ustack_size(void)
+{
+  struct perf_regs none = { 0 }, u = { .abi = PERF_SAMPLE_REGS_ABI_64, .user = true };
+  u.r[PERF_REG_ALPHA_SP] = 0x11fffe000;
+  CHECK_EQ_U64(perf_sample_ustack_size(8192, 64, &none), 0, "ustack size: no user regs, no dump");
+  CHECK_EQ_U64(perf_sample_ustack_size(8192, 64, NULL), 0, "ustack size: NULL regs, no dump");
+  CHECK_EQ_U64(perf_sample_ustack_size(8192, 64, &u), 8192, "ustack size: what was asked when it fits");
+  CHECK_EQ_U64(perf_sample_ustack_size(65528, 64, &u), 65528 - 64 - 16, "ustack size: cut so the record is 65528");
+  CHECK_EQ_U64(perf_sample_ustack_size(65528, 1000, &u), 65528 - 1000 - 16, "ustack size: cut by a 1000-byte header");
+  CHECK_EQ_U64(perf_sample_ustack_size(65400, 104, &u), 65400, "ustack size: 104 + 16 + 65400 = 65520 fits");
+  u.r[PERF_REG_ALPHA_SP] = (1ull << 42) - 100;
+  CHECK_EQ_U64(perf_sample_ustack_size(8192, 64, &u), 104, "ustack size: at most TASK_SIZE - sp, rounded up to 8");
+  u.r[PERF_REG_ALPHA_SP] = 1ull << 43;
+  CHECK_EQ_U64(perf_sample_ustack_size(8192, 64, &u), 0, "ustack size: an SP above TASK_SIZE dumps nothing");
+}
+
+/* A fake arch: a user frame with r[i] = 0x1000 + i, SP 0x11fff0000; a
+ * user stack whose byte at address a is (a & 0xff) up to 0x11fff0100 (256
+ * bytes, then a fault); a kernel chain of two return addresses. */
+static bool fake_user_none;
+static void fake_regs(void *ctx, int cpu, const struct perf_sample *s, struct perf_regs *intr, struct perf_regs *user)
+{
+  (void)ctx; (void)cpu;
+  if (!fake_user_none) {
+    user->abi = PERF_SAMPLE_REGS_ABI_64;
+    user->user = true;
+    for (int i = 0; i < PERF_REG_ALPHA_MAX; i++) user->r[i] = 0x1000 + (uint64_t)i;
+    user->r[PERF_REG_ALPHA_SP] = 0x11fff0000;
+    user->r[PERF_REG_ALPHA_PC] = s->kernel ? 0x120000abc : s->ip;
+  }
+  if (s->kernel) {
+    intr->abi = PERF_SAMPLE_REGS_ABI_64;
+    intr->r[PERF_REG_ALPHA_PC] = s->ip;
+    intr->r[PERF_REG_ALPHA_SP] = 0xfffffc0002004000;
+  } else {
+    *intr = *user;
+  }
+}
+static size_t fake_copy(void *ctx, int cpu, const struct perf_sample *s, uint64_t addr, void *buf, size_t len)
+{
+  (void)ctx; (void)cpu; (void)s;
+  size_t n = 0;
+  for (; n < len && addr + n < 0x11fff0100; n++) ((uint8_t *)buf)[n] = (uint8_t)(addr + n);
+  return n;
+}
+static size_t fake_kchain(void *ctx, int cpu, const struct perf_regs *intr, uint64_t *ips, size_t max)
+{
+  (void)ctx; (void)cpu;
+  uint64_t k[3] = { intr->r[PERF_REG_ALPHA_PC], 0xfffffc0000313468, 0xfffffc0000310068 };
+  size_t n = max < 3 ? max : 3;
+  memcpy(ips, k, n * 8);
+  return n;
+}
+
+/* The record layout of a sample with every register and stack field, at
+ * the offsets of perf_output_sample's order: ..., PERIOD, CALLCHAIN, RAW,
+ * REGS_USER, STACK_USER (size, data, dyn_size), WEIGHT, DATA_SRC,
+ * REGS_INTR; the callchain's PERF_CONTEXT_KERNEL/USER markers and
+ * sample_max_stack; abi NONE writes the abi word only and no stack. */
+static void test_regs_layout(void)
+{
+  struct perf_ctx *c = ctx(-1, true);
+  const struct perf_arch arch = { fake_regs, fake_copy, fake_kchain, NULL };
+  perf_ctx_set_arch(c, &arch);
+  struct perf_event_attr a = {
+    .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1, .sample_period = 1000,
+    .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+                   PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC |
+                   PERF_SAMPLE_REGS_INTR,
+    .sample_regs_user = 1ull << 0 | 1ull << 30 | 1ull << 31, .sample_stack_user = 512,
+    .sample_regs_intr = 1ull << 30 | 1ull << 31,
+  };
+  struct perf_event *e = NULL;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "regs layout: event");
+  CHECK_EQ_U64(perf_event_mmap(e, 2, PHYS_PAGE), 0, "regs layout: mmap");
+  uint64_t size;
+  const uint8_t *d = perf_event_data(e, &size);
+  uint32_t payload = 0xabcd;
+  struct perf_sample s = { .ip = 0xfffffc0000313000, .period = 1000, .weight = 5, .data_src = 6, .kernel = true,
+                           .raw = &payload, .raw_size = 4 };
+  perf_event_overflow(e->child[0], &s);
+  const struct perf_event_header *h = (const void *)d;
+  /* 8 hdr, ip 8, period 8, chain 8 + 6*8, raw 8, uregs 8+24, ustack 8+512+8, weight, data_src, iregs 8+16 */
+  size_t want = 8 + 8 + 8 + 56 + 8 + 32 + 528 + 8 + 8 + 24;
+  CHECK_EQ_U64(h->size, want, "regs layout: kernel sample size");
+  CHECK(at64(d, 8) == s.ip && at64(d, 16) == 1000, "regs layout: ip, period");
+  CHECK(at64(d, 24) == 6 && at64(d, 32) == (uint64_t)PERF_CONTEXT_KERNEL && at64(d, 40) == s.ip &&
+        at64(d, 48) == 0xfffffc0000313468 && at64(d, 56) == 0xfffffc0000310068 &&
+        at64(d, 64) == (uint64_t)PERF_CONTEXT_USER && at64(d, 72) == 0x120000abc,
+        "regs layout: callchain nr 6: KERNEL, ip, two callers, USER, user pc");
+  CHECK(at32(d, 80) == 4 && at32(d, 84) == 0xabcd, "regs layout: RAW after the callchain");
+  CHECK(at64(d, 88) == PERF_SAMPLE_REGS_ABI_64 && at64(d, 96) == 0x1000 && at64(d, 104) == 0x11fff0000 &&
+        at64(d, 112) == 0x120000abc, "regs layout: REGS_USER abi 2, r0, sp, pc in bit order");
+  CHECK_EQ_U64(at64(d, 120), 512, "regs layout: STACK_USER size 512");
+  bool stack_ok = true;
+  for (int i = 0; i < 512; i++) stack_ok &= d[128 + i] == (i < 256 ? (uint8_t)i : 0);
+  CHECK(stack_ok, "regs layout: stack bytes from the user SP, zero past the fault");
+  CHECK_EQ_U64(at64(d, 640), 256, "regs layout: dyn_size = the 256 bytes copied");
+  CHECK(at64(d, 648) == 5 && at64(d, 656) == 6, "regs layout: WEIGHT, DATA_SRC after the stack");
+  CHECK(at64(d, 664) == PERF_SAMPLE_REGS_ABI_64 && at64(d, 672) == 0xfffffc0002004000 && at64(d, 680) == s.ip,
+        "regs layout: REGS_INTR last: abi, kernel sp, pc");
+  /* No user frame: abi only, stack size 0, no USER part of the chain. */
+  fake_user_none = true;
+  uint64_t head = perf_event_user_page(e)->data_head;
+  perf_event_overflow(e->child[0], &s);
+  const uint8_t *r = d + head;
+  h = (const void *)r;
+  CHECK_EQ_U64(h->size, 8 + 8 + 8 + 40 + 8 + 8 + 8 + 16 + 24, "regs layout: no user frame: smaller record");
+  CHECK(at64(r, 24) == 4 && at32(r, 64) == 4 && at64(r, 72) == PERF_SAMPLE_REGS_ABI_NONE && at64(r, 80) == 0,
+        "regs layout: chain without USER part, REGS_USER abi NONE, STACK_USER size 0");
+  fake_user_none = false;
+  perf_event_close(e);
+  /* sample_max_stack 2 and exclude_callchain_kernel. */
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+  a.sample_max_stack = 2;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "max_stack 2: event");
+  perf_event_mmap(e, 1, PHYS_PAGE);
+  d = perf_event_data(e, &size);
+  perf_event_overflow(e->child[0], &s);
+  CHECK(at64(d, 16) == 4 && at64(d, 24) == (uint64_t)PERF_CONTEXT_KERNEL && at64(d, 32) == s.ip &&
+        at64(d, 40) == 0xfffffc0000313468 && at64(d, 48) == (uint64_t)PERF_CONTEXT_USER,
+        "max_stack 2: two entries, markers not counted, the user part has no room left");
+  perf_event_close(e);
+  a.sample_max_stack = 0;
+  a.exclude_callchain_kernel = 1;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "exclude_callchain_kernel: event");
+  perf_event_mmap(e, 1, PHYS_PAGE);
+  d = perf_event_data(e, &size);
+  perf_event_overflow(e->child[0], &s);
+  CHECK(at64(d, 16) == 2 && at64(d, 24) == (uint64_t)PERF_CONTEXT_USER && at64(d, 32) == 0x120000abc,
+        "exclude_callchain_kernel: only USER, user pc");
+  perf_event_close(e);
+  /* A record at the size limit: a 65528-byte dump is cut to fit 65528 bytes in all. */
+  a.exclude_callchain_kernel = 0;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  a.sample_regs_user = PERF_REG_ALPHA_MASK;
+  a.sample_stack_user = 65528;
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, NULL, &e), 0, "large dump: event");
+  perf_event_mmap(e, 16, PHYS_PAGE);
+  d = perf_event_data(e, &size);
+  s.kernel = false;
+  s.ip = 0x120000100;
+  perf_event_overflow(e->child[0], &s);
+  h = (const void *)d;
+  CHECK_EQ_U64(h->size, 65528, "large dump: the record is cut to 65528 bytes");
+  CHECK_EQ_U64(at64(d, 16 + 8 + 25 * 8), 65528 - 16 - 208 - 16, "large dump: size = 65528 - header, ip, regs, words");
+  CHECK_EQ_U64(at64(d, 16 + 8 + 24 * 8), 0x120000100, "large dump: user pc is the sample ip");
+  perf_event_close(e);
+  perf_ctx_destroy(c);
+}
+
 int main(void)
 {
   ram = phys_create(64ull << 20);
@@ -284,6 +488,9 @@ int main(void)
   test_rotation();
   test_refresh_period();
   test_percpu();
+  test_regs_attr();
+  test_ustack_size();
+  test_regs_layout();
   struct perf_ctx *c = ctx(2, false);
   struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1,
                                .sample_period = 1000, .exclude_kernel = 1 };
