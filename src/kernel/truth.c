@@ -11,8 +11,28 @@
 
 #define INITIAL_SLOTS 4096u      /* a power of two */
 
+/* A slot: one cache line holding the key and the counts of the first few
+ * distinct statuses its fates had (a PC rarely has more than two or three:
+ * retired, killed, mispredicted), so a fate costs a probe, a comparison and
+ * an increment. Further statuses go to the slot's full counters in cnt,
+ * which are touched (and their pages faulted in) only then. A status is
+ * never 0 (every fate retired, was killed or trapped), so 0 marks a free
+ * place. */
+#define NSIG 4
+struct tkey {
+  uint64_t pc;
+  int32_t pid;
+  uint32_t flags;                /* PM_TRUTH_KERNEL, TK_USED */
+  uint16_t sig[NSIG];
+  uint64_t c[NSIG];
+  uint64_t pad;
+};
+_Static_assert(sizeof(struct tkey) == 64, "a slot is a cache line");
+#define TK_USED (1u << 31)
+
 struct truth {
-  struct pm_truth_entry *slot;   /* empty: n[PM_TRUTH_FETCHED] == 0 */
+  struct tkey *key;
+  uint64_t (*cnt)[PM_TRUTH_NCOUNTS];
   size_t cap, used;
   bool failed;                   /* the table could not grow: counts lost */
   truth_is_jump_fn is_jump;
@@ -23,8 +43,9 @@ struct truth *truth_create(truth_is_jump_fn is_jump, void *ctx)
 {
   struct truth *t = calloc(1, sizeof *t);
   if (!t) return NULL;
-  t->slot = calloc(INITIAL_SLOTS, sizeof *t->slot);
-  if (!t->slot) { free(t); return NULL; }
+  t->key = calloc(INITIAL_SLOTS, sizeof *t->key);
+  t->cnt = calloc(INITIAL_SLOTS, sizeof *t->cnt);
+  if (!t->key || !t->cnt) { truth_destroy(t); return NULL; }
   t->cap = INITIAL_SLOTS;
   t->is_jump = is_jump;
   t->ctx = ctx;
@@ -34,7 +55,8 @@ struct truth *truth_create(truth_is_jump_fn is_jump, void *ctx)
 void truth_destroy(struct truth *t)
 {
   if (!t) return;
-  free(t->slot);
+  free(t->key);
+  free(t->cnt);
   free(t);
 }
 
@@ -52,6 +74,11 @@ uint64_t truth_status(const struct uop_fate *f, bool is_jump)
 {
   uint32_t fl = f->flags;
   bool redirect = f->pmpc_redirect != 0;
+  uint64_t common = (fl & FATE_TAKEN ? PM_ST_TAKEN : 0) | (fl & FATE_MAP_STALL ? PM_ST_MAP_STALL : 0) |
+                    (fl & FATE_ICM ? PM_ST_NYP : 0);
+  if (!redirect && !(fl & (FATE_TRAP | FATE_MISPREDICT | FATE_JMP_MISPRED)))   /* no trap: the usual case */
+    return common | (fl & FATE_RETIRED ? PM_ST_RETIRED | PM_ST_VALID : 0) |
+           (fl & FATE_KILLED_BM ? PM_ST_EARLY_KILL : fl & FATE_RETIRED ? 0 : PM_ST_LATE_KILL);
   bool trp = redirect || (fl & (FATE_TRAP | FATE_MISPREDICT | FATE_JMP_MISPRED));
   bool mis = trp && (fl & FATE_MISPREDICT), val = fl & FATE_RETIRED;
   unsigned tt = !trp ? 0 : redirect ? redirect_tt(f->pmpc_redirect)
@@ -76,40 +103,56 @@ uint64_t truth_status(const struct uop_fate *f, bool is_jump)
   return st;
 }
 
+/* Adds n fates of status st to the full counters c. */
+static void add_status(uint64_t *c, uint16_t st, uint64_t n)
+{
+  c[PM_TRUTH_FETCHED] += n;
+  bool ret = st & PM_ST_RETIRED;
+  for (unsigned b = st; b; b &= b - 1) {
+    int i = __builtin_ctz(b);
+    c[PM_TRUTH_ALL(i)] += n;
+    if (ret) c[PM_TRUTH_RET(i)] += n;
+  }
+}
+
+/* Consecutive PCs of one process and mode take consecutive slots: a loop's
+ * counts stay together, and sequential keys never collide among themselves. */
 static size_t slot_of(uint64_t pc, int32_t pid, uint32_t flags, size_t mask)
 {
-  uint64_t h = (pc >> 2) * 0x9E3779B97F4A7C15ull ^ ((uint64_t)(uint32_t)pid << 1 | flags) * 0xC2B2AE3D27D4EB4Full;
-  return (size_t)(h ^ h >> 29) & mask;
+  return (size_t)((pc >> 2) + (uint64_t)(uint32_t)pid * 0x9E3779B97F4A7C15ull + flags * 0xC2B2AE3D27D4EB4Full) & mask;
 }
 
 /* Doubles the table. Returns false on ENOMEM (the old one stays). */
 static bool grow(struct truth *t)
 {
   size_t cap = t->cap * 2;
-  struct pm_truth_entry *s = calloc(cap, sizeof *s);
-  if (!s) return false;
+  struct tkey *k = calloc(cap, sizeof *k);
+  uint64_t (*c)[PM_TRUTH_NCOUNTS] = calloc(cap, sizeof *c);
+  if (!k || !c) { free(k); free(c); return false; }
   for (size_t i = 0; i < t->cap; i++) {
-    const struct pm_truth_entry *e = &t->slot[i];
-    if (!e->n[PM_TRUTH_FETCHED]) continue;
-    size_t j = slot_of(e->pc, e->pid, e->flags, cap - 1);
-    while (s[j].n[PM_TRUTH_FETCHED]) j = (j + 1) & (cap - 1);
-    s[j] = *e;
+    const struct tkey *e = &t->key[i];
+    if (!(e->flags & TK_USED)) continue;
+    size_t j = slot_of(e->pc, e->pid, e->flags & ~TK_USED, cap - 1);
+    while (k[j].flags & TK_USED) j = (j + 1) & (cap - 1);
+    k[j] = *e;
+    if (t->cnt[i][PM_TRUTH_FETCHED]) memcpy(c[j], t->cnt[i], sizeof c[j]);
   }
-  free(t->slot);
-  t->slot = s;
+  free(t->key);
+  free(t->cnt);
+  t->key = k;
+  t->cnt = c;
   t->cap = cap;
   return true;
 }
 
 void truth_observe(struct truth *t, const struct uop_fate *f, int32_t pid)
 {
-  uint32_t flags = f->kernel ? PM_TRUTH_KERNEL : 0;
-  size_t mask = t->cap - 1, j = slot_of(f->pc, pid, flags, mask);
-  struct pm_truth_entry *e;
+  uint32_t flags = (f->kernel ? PM_TRUTH_KERNEL : 0) | TK_USED;
+  size_t mask = t->cap - 1, j = slot_of(f->pc, pid, flags & ~TK_USED, mask);
   for (;; j = (j + 1) & mask) {
-    e = &t->slot[j];
-    if (!e->n[PM_TRUTH_FETCHED]) break;
-    if (e->pc == f->pc && e->pid == pid && e->flags == flags) goto count;
+    const struct tkey *k = &t->key[j];
+    if (!(k->flags & TK_USED)) break;
+    if (k->pc == f->pc && k->pid == pid && k->flags == flags) goto count;
   }
   /* A new entry; keep the load at most one half. */
   if (2 * (t->used + 1) > t->cap) {
@@ -118,20 +161,17 @@ void truth_observe(struct truth *t, const struct uop_fate *f, int32_t pid)
     return;
   }
   t->used++;
-  e->pc = f->pc;
-  e->pid = pid;
-  e->flags = flags;
+  t->key[j] = (struct tkey){ .pc = f->pc, .pid = pid, .flags = flags };
 count:;
   bool trp = f->pmpc_redirect || (f->flags & (FATE_TRAP | FATE_MISPREDICT | FATE_JMP_MISPRED));
   bool jump = trp && !(f->flags & FATE_MISPREDICT) && t->is_jump && t->is_jump(t->ctx, f->pc);
-  uint64_t st = truth_status(f, jump);
-  e->n[PM_TRUTH_FETCHED]++;
-  bool ret = st & PM_ST_RETIRED;
-  for (uint64_t b = st & ((1ull << PM_TRUTH_NBITS) - 1); b; b &= b - 1) {
-    int i = __builtin_ctzll(b);
-    e->n[PM_TRUTH_ALL(i)]++;
-    if (ret) e->n[PM_TRUTH_RET(i)]++;
+  uint16_t st = (uint16_t)truth_status(f, jump);
+  struct tkey *k = &t->key[j];
+  for (int i = 0; i < NSIG; i++) {
+    if (k->sig[i] == st) { k->c[i]++; return; }
+    if (!k->sig[i]) { k->sig[i] = st; k->c[i] = 1; return; }
   }
+  add_status(t->cnt[j], st, 1);
 }
 
 static int entry_cmp(const void *pa, const void *pb)
@@ -150,8 +190,14 @@ int truth_export(const struct truth *t, struct pm_truth_entry **out, size_t *n)
   struct pm_truth_entry *v = malloc((t->used ? t->used : 1) * sizeof *v);
   if (!v) return -ENOMEM;
   size_t k = 0;
-  for (size_t i = 0; i < t->cap; i++)
-    if (t->slot[i].n[PM_TRUTH_FETCHED]) v[k++] = t->slot[i];
+  for (size_t i = 0; i < t->cap; i++) {
+    if (!(t->key[i].flags & TK_USED)) continue;
+    const struct tkey *e = &t->key[i];
+    v[k] = (struct pm_truth_entry){ e->pc, e->pid, e->flags & ~TK_USED, { 0 } };
+    memcpy(v[k].n, t->cnt[i], sizeof v[k].n);
+    for (int s = 0; s < NSIG && e->sig[s]; s++) add_status(v[k].n, e->sig[s], e->c[s]);
+    k++;
+  }
   qsort(v, k, sizeof *v, entry_cmp);
   *out = v;
   *n = k;

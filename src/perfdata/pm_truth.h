@@ -25,8 +25,8 @@
 #define PM_TRUTH_FEAT    250        /* header feature bit (perf 6.1 knows 1..31) */
 #define PM_TRUTH_NBITS   16         /* PM_ST_RETIRED .. PM_ST_JMP_MISPRED (KERNEL is the mode) */
 #define PM_TRUTH_FETCHED 0
-#define PM_TRUTH_ALL(b)  (1 + (b))
-#define PM_TRUTH_RET(b)  (1 + PM_TRUTH_NBITS + (b))
+#define PM_TRUTH_ALL(b)  (1 + 2 * (b))   /* interleaved: a fate's counts share cache lines */
+#define PM_TRUTH_RET(b)  (2 + 2 * (b))
 #define PM_TRUTH_NCOUNTS (1 + 2 * PM_TRUTH_NBITS)
 #define PM_TRUTH_KERNEL  1u         /* flags: fetched in kernel mode */
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 struct akey { size_t ev; const struct sym_dso *dso; const struct sym_symbol *sym; uint64_t vaddr; };
-struct aval { uint64_t samples, period; struct pm_counts pm; struct exact_counts ex; };
+struct aval { uint64_t samples, period; double period2; struct pm_counts pm; struct exact_counts ex; };
 
 /* The ProfileMe columns: header and the status bits each counts. */
 static const struct { const char *name; uint64_t bits; } pm_cols[] = {
@@ -73,6 +73,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   if (!v) return PM_ENOMEM;
   v->samples++;
   v->period += r->sample->period;
+  v->period2 += (double)r->sample->period * (double)r->sample->period;
   pm_counts_add(&v->pm, r->sample);
   return 0;
 }
@@ -239,7 +240,7 @@ static void print_insn(struct listing *l, uint64_t pc, const struct aval *v)
   uint64_t exact;
   if (l->ex && exact_value(l->ex, &v->ex, 0, &exact)) {
     double est, lo, hi;
-    exact_estimate(l->ex, v->samples, v->period, &est, &lo, &hi);
+    exact_estimate(l->ex, v->samples, v->period, v->period2, &est, &lo, &hi);
     bool out = (double)exact < lo || (double)exact > hi;
     printf(" %11" PRIu64 " %11.0f %11.0f %11.0f%s", exact, est, lo, hi, out ? "*" : " ");
   } else if (l->ex) {
@@ -255,6 +256,7 @@ static int annotate_one(struct annotate *a, struct session *s, const struct akey
   struct sym_dso *dso = (struct sym_dso *)key->dso;
   const struct sym_symbol *sym = key->sym;
   uint64_t n = sym->end - sym->start, samples = 0, total = 0, pm = 0;
+  double total2 = 0;
   struct exact_counts sum;
   memset(&sum, 0, sizeof sum);
   n = n / 4 > 65536 ? 65536 : n / 4;
@@ -266,6 +268,7 @@ static int annotate_one(struct annotate *a, struct session *s, const struct akey
     const struct aval *v = hist_val(a->h, i);
     samples += v->samples;
     total += v->period;
+    total2 += v->period2;
     pm += v->pm.n;
     for (int m = 0; m < 2; m++)
       for (int c = 0; c < PM_TRUTH_NCOUNTS; c++) sum.n[m][c] += v->ex.n[m][c];
@@ -286,7 +289,7 @@ static int annotate_one(struct annotate *a, struct session *s, const struct akey
   uint64_t exact;
   if (ex && exact_value(ex, &sum, 0, &exact)) {
     double est, lo, hi;
-    exact_estimate(ex, samples, total, &est, &lo, &hi);
+    exact_estimate(ex, samples, total, total2, &est, &lo, &hi);
     printf(" Truth for %s: exact %" PRIu64 ", estimate %.0f, 95%% interval [%.0f, %.0f]%s\n", sym->name, exact, est,
            lo, hi, (double)exact < lo || (double)exact > hi ? " (outside)" : "");
   }

@@ -21,6 +21,7 @@ struct dkey { size_t ev; const struct sym_dso *dso; const struct sym_symbol *sym
 struct dval {
   uint64_t samples, period;
   uint64_t wst[PM_NSTATUS];      /* period sums of the samples with each status */
+  double period2, wst2[PM_NSTATUS];   /* the same of the squared periods */
   struct pm_counts pm;
   struct exact_counts ex;        /* record --truth: the exact counts of the row */
 };
@@ -97,11 +98,13 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   if (!v) return PM_ENOMEM;
   v->samples++;
   v->period += smp->period;
+  double p2 = (double)smp->period * (double)smp->period;
+  v->period2 += p2;
   d->total[k.ev]++;
   struct pm_raw_v1 raw;
   if (session_pm_raw(smp, &raw))
     for (int i = 0; i < PM_NSTATUS; i++)
-      if (raw.status >> i & 1) v->wst[i] += smp->period;
+      if (raw.status >> i & 1) v->wst[i] += smp->period, v->wst2[i] += p2;
   if (pm_counts_add(&v->pm, smp)) d->pm[k.ev]++;
   return 0;
 }
@@ -151,15 +154,16 @@ static bool compare_col(const struct dcpi *d, const struct dkey *k, const struct
   struct exact_event *ev = &d->ex[k->ev];
   if (!ev->on) return false;
   uint64_t bits = ci < 0 ? 0 : cols[ci].bits, ks = 0, w = 0;
+  double w2 = 0;
   if (!exact_value(ev, &v->ex, bits, &c->exact)) return false;
   if (ci < 0) {
-    ks = v->samples, w = v->period;
+    ks = v->samples, w = v->period, w2 = v->period2;
   } else {
     ks = pm_counts_sum(&v->pm, bits);
     for (int i = 0; i < PM_NSTATUS; i++)
-      if (bits >> i & 1) w += v->wst[i];
+      if (bits >> i & 1) w += v->wst[i], w2 += v->wst2[i];
   }
-  exact_estimate(ev, ks, w, &c->est, &c->lo, &c->hi);
+  exact_estimate(ev, ks, w, w2, &c->est, &c->lo, &c->hi);
   c->out = (double)c->exact < c->lo || (double)c->exact > c->hi;
   return true;
 }

@@ -102,6 +102,7 @@ void exact_sample(struct exact_event *ev, uint64_t period)
 {
   ev->samples++;
   ev->wsum += period;
+  ev->w2sum += (double)period * (double)period;
 }
 
 void exact_add(struct exact_counts *c, const struct pm_truth_entry *t)
@@ -133,20 +134,25 @@ bool exact_value(const struct exact_event *ev, const struct exact_counts *c, uin
   return true;
 }
 
-void exact_estimate(struct exact_event *ev, uint64_t k, uint64_t w, double *est, double *lo, double *hi)
+void exact_estimate(struct exact_event *ev, uint64_t k, uint64_t w, double w2, double *est, double *lo, double *hi)
 {
   double T = (double)ev->total, K = (double)ev->samples, W = (double)ev->wsum;
   *est = W > 0 ? T * (double)w / W : 0;
+  /* Effective sample sizes: equal to k and K when every period is the same. */
+  double keff = k && w2 > 0 ? (double)w * (double)w / w2 : 0, Keff = ev->w2sum > 0 ? W * W / ev->w2sum : 0;
+  bool fixed = fabs(Keff - K) < 1e-9 * K && fabs(keff - (double)k) < 1e-9 * (double)(k + 1);
   double plo, phi;
-  if (k < EXACT_CACHE && !isnan(ev->lo[k])) {
+  if (fixed && k < EXACT_CACHE && !isnan(ev->lo[k])) {
     plo = ev->lo[k], phi = ev->hi[k];
-  } else {
+  } else if (fixed) {
     stats_binom_interval(k, ev->samples, EXACT_CONF, &plo, &phi);
     if (k < EXACT_CACHE) ev->lo[k] = plo, ev->hi[k] = phi;
+  } else {
+    if (keff > Keff) keff = Keff;
+    stats_binom_interval_real(keff, Keff, EXACT_CONF, &plo, &phi);
   }
-  /* Varying periods: a row whose samples had longer periods stands for more
-   * instances per sample. */
-  double r = k && W > 0 && K > 0 ? ((double)w / (double)k) / (W / K) : 1;
+  /* Around the estimate: the effective share keff / Keff stands for w / W. */
+  double r = keff > 0 && W > 0 ? ((double)w / W) / (keff / Keff) : 1;
   *lo = plo * T * r;
   *hi = phi * T * r;
 }

@@ -8,9 +8,11 @@
  * the estimate needs no knowledge of when the counter was stopped
  * (throttling, the PMU handler, multiplexing), only that those stops do not
  * prefer some instructions. The interval is the Clopper-Pearson interval of
- * the row's k samples out of the event's K, times T, and for varying
- * periods (frequency mode) times the row's mean period over the event's.
- * docs/profiling.md states it. */
+ * the row's k samples out of the event's K, times T, when the period is
+ * fixed. With varying periods (frequency mode) samples weigh their period:
+ * k and K become effective sample sizes (sum p)^2 / sum p^2 (Kish), and the
+ * interval is scaled so that it surrounds the estimate. docs/profiling.md
+ * states it. */
 #ifndef TOOLS_EXACT_H
 #define TOOLS_EXACT_H
 #include "perfdata/perfdata.h"
@@ -29,6 +31,7 @@ struct exact_event {
   uint64_t filt;                 /* config1 filters (PM_FILT_*) */
   uint64_t total;                /* T */
   uint64_t samples, wsum;        /* K and W, summed by exact_sample */
+  double w2sum;                  /* the sum of the squared periods */
   double *lo, *hi;               /* interval cache by k (NaN: not yet) */
 };
 
@@ -51,7 +54,8 @@ void exact_add(struct exact_counts *c, const struct pm_truth_entry *t);
  * filters make it unknowable from the stored counts. */
 bool exact_value(const struct exact_event *ev, const struct exact_counts *c, uint64_t bits, uint64_t *out);
 
-/* The estimate and its interval for a row with k samples of period sum w. */
-void exact_estimate(struct exact_event *ev, uint64_t k, uint64_t w, double *est, double *lo, double *hi);
+/* The estimate and its interval for a row with k samples of period sum w
+ * and squared-period sum w2. */
+void exact_estimate(struct exact_event *ev, uint64_t k, uint64_t w, double w2, double *est, double *lo, double *hi);
 
 #endif

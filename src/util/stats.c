@@ -46,7 +46,7 @@ double stats_betai(double a, double b, double x)
 static double betai_inv(double a, double b, double target)
 {
   double lo = 0, hi = 1;
-  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; i++) {
+  for (int i = 0; i < 200 && hi - lo > 1e-11 * hi; i++) {
     double mid = 0.5 * (lo + hi);
     if (stats_betai(a, b, mid) < target) lo = mid;
     else hi = mid;
@@ -54,14 +54,19 @@ static double betai_inv(double a, double b, double target)
   return 0.5 * (lo + hi);
 }
 
-void stats_binom_interval(uint64_t k, uint64_t n, double conf, double *lo, double *hi)
+void stats_binom_interval_real(double k, double n, double conf, double *lo, double *hi)
 {
   double alpha = 1 - conf;
   *lo = 0;
   *hi = 1;
-  if (n == 0 || k > n) return;
+  if (!(n > 0) || k > n || k < 0) return;
   /* P(X >= k | p_lo) = alpha/2 and P(X <= k | p_hi) = alpha/2, with
    * P(X >= k | p) = I_p(k, n - k + 1). */
-  if (k > 0) *lo = betai_inv((double)k, (double)(n - k + 1), alpha / 2);
-  if (k < n) *hi = betai_inv((double)(k + 1), (double)(n - k), 1 - alpha / 2);
+  if (k > 0) *lo = betai_inv(k, n - k + 1, alpha / 2);
+  if (k < n) *hi = betai_inv(k + 1, n - k, 1 - alpha / 2);
+}
+
+void stats_binom_interval(uint64_t k, uint64_t n, double conf, double *lo, double *hi)
+{
+  stats_binom_interval_real((double)k, (double)n, conf, lo, hi);
 }

@@ -11,5 +11,8 @@ double stats_betai(double a, double b, double x);
  * binomial tails reach (1 - conf) / 2 at k. *lo = 0 when k = 0, *hi = 1 when
  * k = n; n = 0 gives [0, 1]. */
 void stats_binom_interval(uint64_t k, uint64_t n, double conf, double *lo, double *hi);
+/* The same for real k and n (0 <= k <= n): effective sample sizes of
+ * weighted samples (Kish's (sum w)^2 / sum w^2). */
+void stats_binom_interval_real(double k, double n, double conf, double *lo, double *hi);
 
 #endif

@@ -100,6 +100,14 @@ static void test_counting(void)
   truth_observe(t, &kr, 42);
   truth_observe(t, &r, 43);
   truth_observe(t, &j, 42);
+  /* Seven distinct statuses at one PC: more than a slot holds inline. */
+  static const uint32_t many[7] = { FATE_RETIRED, FATE_KILLED_AM, FATE_KILLED_BM, FATE_RETIRED | FATE_TAKEN,
+                                    FATE_RETIRED | FATE_MAP_STALL, FATE_RETIRED | FATE_ICM, FATE_KILLED_AM | FATE_ICM };
+  for (int rep = 0; rep < 3; rep++)
+    for (int i = 0; i < 7; i++) {
+      struct uop_fate f = fate(0x200, many[i], EV67_TRAP_NONE, false);
+      truth_observe(t, &f, 42);
+    }
   for (uint64_t pc = 0x10000; pc < 0x10000 + 4 * 20000; pc += 4) {
     struct uop_fate f = fate(pc, FATE_RETIRED, EV67_TRAP_NONE, false);
     truth_observe(t, &f, 7);
@@ -107,9 +115,9 @@ static void test_counting(void)
   }
   struct pm_truth_entry *e;
   size_t n;
-  CHECK(truth_export(t, &e, &n) == 0 && n == 4 + 20000, "table: %zu entries after growing", n);
+  CHECK(truth_export(t, &e, &n) == 0 && n == 5 + 20000, "table: %zu entries after growing", n);
   bool sorted = true, twice = true;
-  const struct pm_truth_entry *a = NULL, *b = NULL, *c = NULL, *jj = NULL;
+  const struct pm_truth_entry *a = NULL, *b = NULL, *c = NULL, *jj = NULL, *m7 = NULL;
   for (size_t i = 0; i < n; i++) {
     if (i && (e[i - 1].pid > e[i].pid || (e[i - 1].pid == e[i].pid && e[i - 1].flags == e[i].flags && e[i - 1].pc >= e[i].pc)))
       sorted = false;
@@ -117,6 +125,7 @@ static void test_counting(void)
     if (e[i].pid == 42 && e[i].pc == 0x100) { if (e[i].flags) b = &e[i]; else a = &e[i]; }
     if (e[i].pid == 43) c = &e[i];
     if (e[i].pid == 42 && e[i].pc == 0x300) jj = &e[i];
+    if (e[i].pid == 42 && e[i].pc == 0x200) m7 = &e[i];
   }
   CHECK(sorted && twice, "table: sorted by pid, mode and pc; every count kept through the growth");
   int ret = __builtin_ctzll(PM_ST_RETIRED), tak = __builtin_ctzll(PM_ST_TAKEN), lk = __builtin_ctzll(PM_ST_LATE_KILL);
@@ -126,6 +135,10 @@ static void test_counting(void)
   CHECK(b && b->flags == PM_TRUTH_KERNEL && b->n[PM_TRUTH_FETCHED] == 1, "table: kernel mode apart");
   CHECK(c && c->n[PM_TRUTH_FETCHED] == 1, "table: another process apart");
   CHECK(jj && jj->n[PM_TRUTH_ALL(__builtin_ctzll(PM_ST_JMP_MISPRED))] == 1, "table: a jump's mispredict through is_jump");
+  int nyp = __builtin_ctzll(PM_ST_NYP), ek = __builtin_ctzll(PM_ST_EARLY_KILL);
+  CHECK(m7 && m7->n[PM_TRUTH_FETCHED] == 21 && m7->n[PM_TRUTH_ALL(ret)] == 12 && m7->n[PM_TRUTH_ALL(lk)] == 6 &&
+        m7->n[PM_TRUTH_ALL(ek)] == 3 && m7->n[PM_TRUTH_ALL(nyp)] == 6 && m7->n[PM_TRUTH_RET(nyp)] == 3,
+        "table: seven statuses at one PC (past the inline ones) all counted");
   free(e);
   truth_destroy(t);
 }
