@@ -109,3 +109,15 @@ insns=$("$PROFILEME" stat -x, -e instructions -- "$out/libc" 1 2>&1 >/dev/null |
 awk -v i="$insns" -v r="$r" 'BEGIN {
   printf "\nrecord   %14.0f %10.3f %10.1f   (libc, ProfileMe sampling)\n", i, r, i / r / 1e6 }'
 
+# Ground truth per instruction: record --truth against the same record
+# without it, the two alternated in this run so that both see the same load
+# (best of REPS each; goal: ratio at most 1.20).
+bt= bp=
+for ((i = 0; i < REPS; i++)); do
+  p=$(REPS=1 best_time "$PROFILEME" record -q -o "$rec/plain.data" -- "$out/libc" 1)
+  t=$(REPS=1 best_time "$PROFILEME" record -q --truth -o "$rec/truth.data" -- "$out/libc" 1)
+  bp=$(awk -v a="$p" -v m="$bp" 'BEGIN { print (m != "" && m + 0 < a) ? m : a }')
+  bt=$(awk -v a="$t" -v m="$bt" 'BEGIN { print (m != "" && m + 0 < a) ? m : a }')
+done
+awk -v p="$bp" -v t="$bt" 'BEGIN {
+  printf "record --truth %.3f s, without %.3f s: ratio %.2f (libc; goal <= 1.20)\n", t, p, t / p }'
