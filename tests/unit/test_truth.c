@@ -262,8 +262,22 @@ static void test_feature(void)
   unlink(path);
 }
 
-int main(void)
+/* `test_truth write FILE`: the small file with truth the fuzzer starts from
+ * (tests/perfdata/alpha-truth.data). */
+static int write_seed(const char *path)
 {
+  struct pm_truth_entry e[2];
+  memset(e, 0, sizeof e);
+  e[0] = (struct pm_truth_entry){ .pc = 0x120000540, .pid = 1000 };
+  e[0].n[PM_TRUTH_FETCHED] = 1005, e[0].n[PM_TRUTH_ALL(0)] = 1000, e[0].n[PM_TRUTH_RET(0)] = 1000;
+  e[1] = (struct pm_truth_entry){ .pc = 0xfffffc0000310000ull, .pid = 1000, .flags = PM_TRUTH_KERNEL };
+  e[1].n[PM_TRUTH_FETCHED] = 3, e[1].n[PM_TRUTH_ALL(3)] = 3;
+  return write_file(path, e, 2) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc == 3 && !strcmp(argv[1], "write")) return write_seed(argv[2]);
   test_interval();
   test_status();
   test_counting();
