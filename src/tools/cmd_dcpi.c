@@ -266,14 +266,24 @@ static void where_of(const struct dkey *k, char *buf, size_t len)
   else snprintf(buf, len, "[unknown] (%s)", dso);
 }
 
-/* With truth: how many of an event's rows have the exact count of the
- * compared column inside the interval. */
+/* Whether a row's exact count stands for at least one sample of its event
+ * (exact x K / T >= 1): rows below that are inside their interval almost
+ * whatever the sampling does, so they say nothing about it. */
+static bool expected(const struct dcpi *d, const struct dkey *k, const struct cmp *c)
+{
+  const struct exact_event *ev = &d->ex[k->ev];
+  return ev->total && (double)c->exact * (double)ev->samples >= (double)ev->total;
+}
+
+/* With truth: how many of an event's rows with at least one expected
+ * sample have the exact count of the compared column inside the interval. */
 static void coverage(const struct dcpi *d, const struct drow *rows, size_t n, size_t ev, size_t *in, size_t *all)
 {
   *in = *all = 0;
   for (size_t r = 0; r < n; r++) {
     struct cmp c;
     if (rows[r].k->ev != ev || !compare_col(d, rows[r].k, rows[r].v, d->compare, &c)) continue;
+    if (!expected(d, rows[r].k, &c)) continue;
     (*all)++;
     if (!c.out) (*in)++;
   }
@@ -289,8 +299,9 @@ static void print_head(const struct dcpi *d, const struct session *s, const stru
     size_t in, all;
     coverage(d, rows, n, ev, &in, &all);
     printf("# Truth: %" PRIu64 " instances the event could keep; estimate = that x the row's share of "
-           "the period; %zu of %zu rows (%.1f%%) have the exact %s inside the 95%% interval\n",
-           d->ex[ev].total, in, all, all ? 100.0 * (double)in / (double)all : 0.0,
+           "the period.\n# Of the %zu rows with at least one expected sample, %zu (%.1f%%) have the exact %s "
+           "inside the 95%% interval ('*': outside); rows without samples are shown only when outside.\n",
+           d->ex[ev].total, all, in, all ? 100.0 * (double)in / (double)all : 0.0,
            d->compare < 0 ? "count" : cols[d->compare].name);
   }
   printf("#\n#  samples        %%");
@@ -313,14 +324,16 @@ static void print_table(const struct dcpi *d, const struct session *s, const str
     const struct dkey *k = rows[r].k;
     const struct dval *v = rows[r].v;
     bool pm = d->pm[k->ev] > 0 || d->ex[k->ev].on;
+    struct cmp c;
+    bool have = d->ex[k->ev].on && compare_col(d, k, v, d->compare, &c);
+    if (!v->samples && (!have || !c.out)) continue;   /* nothing sampled, nothing wrong: CSV has it */
     if (k->ev != ev) {
       ev = k->ev;
       print_head(d, s, rows, n, r, ev, wide);
     }
     printf("  %8" PRIu64 " %7.2f%%", v->samples, d->total[ev] ? 100.0 * (double)v->samples / (double)d->total[ev] : 0.0);
     for (size_t i = 0; pm && i < TABLE_COLS; i++) printf(" %8" PRIu64, pm_counts_sum(&v->pm, cols[i].bits));
-    struct cmp c;
-    if (d->ex[ev].on && compare_col(d, k, v, d->compare, &c))
+    if (have)
       printf(" %12.0f %12" PRIu64 " [%12.0f, %12.0f]%s ", c.est, c.exact, c.lo, c.hi, c.out ? "*" : " ");
     else if (d->ex[ev].on)
       printf(" %12s %12s %27s  ", "-", "-", "-");
