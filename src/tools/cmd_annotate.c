@@ -275,7 +275,7 @@ static int annotate_one(struct annotate *a, struct session *s, const struct akey
     uint64_t idx = (k->vaddr - sym->start) / 4;
     if (idx < n) at[idx] = v;
   }
-  struct exact_event *ex = a->ex[key->ev].on ? &a->ex[key->ev] : NULL;
+  struct exact_event *ex = a->ex[key->ev].on && a->ex[key->ev].total_known ? &a->ex[key->ev] : NULL;
   struct listing l = { a, dso, ex, pm > 0, 8, total, NULL, 0 };
   if (l.pm) l.prefix += (int)(8 * NPMCOLS);
   if (ex) l.prefix += 4 * 12 + 1;

@@ -152,7 +152,7 @@ struct cmp { double est, lo, hi; uint64_t exact; bool out; };
 static bool compare_col(const struct dcpi *d, const struct dkey *k, const struct dval *v, int ci, struct cmp *c)
 {
   struct exact_event *ev = &d->ex[k->ev];
-  if (!ev->on) return false;
+  if (!ev->on || !ev->total_known) return false;
   uint64_t bits = ci < 0 ? 0 : cols[ci].bits, ks = 0, w = 0;
   double w2 = 0;
   if (!exact_value(ev, &v->ex, bits, &c->exact)) return false;

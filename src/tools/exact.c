@@ -81,7 +81,7 @@ int exact_event_init(struct exact_event *ev, const struct pd_event *e, const str
   for (size_t i = 0; i < n; i++)
     if (exact_in_modes(ev, &t[i])) exact_add(&all, &t[i]);
   uint64_t u = 0, k = 0;
-  if (kept(ev, all.n[0], &u) && kept(ev, all.n[1], &k)) ev->total = u + k;
+  if (kept(ev, all.n[0], &u) && kept(ev, all.n[1], &k)) ev->total = u + k, ev->total_known = true;
   ev->lo = malloc(EXACT_CACHE * sizeof *ev->lo);
   ev->hi = malloc(EXACT_CACHE * sizeof *ev->hi);
   if (!ev->lo || !ev->hi) { exact_event_free(ev); return PM_ENOMEM; }

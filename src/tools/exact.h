@@ -30,6 +30,7 @@ struct exact_event {
   bool precise, excl_user, excl_kernel;
   uint64_t filt;                 /* config1 filters (PM_FILT_*) */
   uint64_t total;                /* T */
+  bool total_known;              /* false: the filters make T unknowable, so no estimate */
   uint64_t samples, wsum;        /* K and W, summed by exact_sample */
   double w2sum;                  /* the sum of the squared periods */
   double *lo, *hi;               /* interval cache by k (NaN: not yet) */

@@ -125,3 +125,28 @@ if [ $brc = 1 ] && grep -q 'PROFILEME_TRUTH: version 9' bad.err; then
 else
   echo "FAIL truth/bad-section: exit $brc, '$(head -1 bad.err)'"
 fi
+
+# 7. The status columns add up to the sim/ PMU's independent counters: over
+# a run of many.c with no sample (no PMU interrupt, so the same machine as
+# stat's), the exact mispredicts, jump mispredicts, load-store replays, map
+# stalls and fetches summed over every PC equal sim/branch-misses,
+# sim/jump-misses, sim/replays, sim/map-stalls and sim/fetched.
+rec --privileged --truth -e cpu/event=1,profileme=1/ -c 524288 -o cols.data "$out/many" 200
+csv cols.data >cols.csv
+nsamples=$(perf script -i cols.data 2>/dev/null | wc -l)
+"$PROFILEME" stat -x, -e sim/fetched/,sim/branch-misses/,sim/jump-misses/,sim/replays/,sim/map-stalls/ -- \
+  "$out/many" 200 2>&1 >/dev/null | cut -d, -f1,3 >cols.sim
+python3 - "$nsamples" <<'PY'
+import csv, sys
+pairs = { 'samples': 'sim/fetched/', 'mispredict': 'sim/branch-misses/', 'jmp_mispredict': 'sim/jump-misses/',
+          'replay': 'sim/replays/', 'map_stall': 'sim/map-stalls/' }
+sim = {l.split(',')[1].strip(): int(l.split(',')[0]) for l in open('cols.sim') if ',' in l}
+tot = dict.fromkeys(pairs, 0)
+for r in csv.DictReader(open('cols.csv')):
+    for c in pairs: tot[c] += int(r[c + '_exact'])
+bad = [f"{c} {tot[c]} vs {pairs[c]} {sim.get(pairs[c])}" for c in pairs if tot[c] != sim.get(pairs[c])]
+if int(sys.argv[1]) == 0 and not bad and tot['mispredict'] > 100:
+    print("PASS truth/columns-equal-sim: " + ", ".join(f"{c} {tot[c]}" for c in pairs) + ": each its sim/ counter")
+else:
+    print(f"FAIL truth/columns-equal-sim: {'; '.join(bad)} ({sys.argv[1]} samples)")
+PY
