@@ -44,7 +44,7 @@ static bool kept_bit(const struct exact_event *ev, const uint64_t *n, int i, uin
  * are traps. */
 static bool kept(const struct exact_event *ev, const uint64_t *n, uint64_t *out)
 {
-  uint64_t x, y;
+  uint64_t x = 0, y = 0;
   if (!ev->filt) {
     *out = ev->precise ? n[PM_TRUTH_ALL(BIT(PM_ST_RETIRED))] : n[PM_TRUTH_FETCHED];
     return true;

@@ -9,6 +9,7 @@
 #include "perfdata/pm_truth.h"
 #include "util/err.h"
 #include "util/stats.h"
+#include "tools/exact.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +263,67 @@ static void test_feature(void)
   unlink(path);
 }
 
+/* Which exact count each column compares with, per event kind: fetched
+ * for all-fetched ProfileMe, retired for precise ones, the joint counts
+ * with retired for a precise event's status columns, the filtered statuses
+ * under config1, nothing for Aggregate events, and no estimate where the
+ * filters leave the total unknowable. */
+static void test_columns(void)
+{
+  struct pm_truth_entry t[2];
+  memset(t, 0, sizeof t);
+  int ret = __builtin_ctzll(PM_ST_RETIRED), mis = __builtin_ctzll(PM_ST_MISPREDICT),
+      jmp = __builtin_ctzll(PM_ST_JMP_MISPRED), trp = __builtin_ctzll(PM_ST_TRAP), tak = __builtin_ctzll(PM_ST_TAKEN);
+  t[0].n[PM_TRUTH_FETCHED] = 100, t[0].n[PM_TRUTH_ALL(ret)] = 80, t[0].n[PM_TRUTH_RET(ret)] = 80;
+  t[0].n[PM_TRUTH_ALL(mis)] = 10, t[0].n[PM_TRUTH_RET(mis)] = 9, t[0].n[PM_TRUTH_ALL(jmp)] = 3;
+  t[0].n[PM_TRUTH_ALL(trp)] = 20, t[0].n[PM_TRUTH_RET(trp)] = 12;
+  t[0].n[PM_TRUTH_ALL(tak)] = 50, t[0].n[PM_TRUTH_RET(tak)] = 40;
+  t[1] = t[0];
+  t[1].flags = PM_TRUTH_KERNEL;
+  struct exact_counts c;
+  memset(&c, 0, sizeof c);
+  exact_add(&c, &t[0]);
+  exact_add(&c, &t[1]);
+  struct pd_event e;
+  memset(&e, 0, sizeof e);
+  struct exact_event ev;
+  uint64_t v = 0, w = 0;
+  e.attr.type = PERF_TYPE_RAW, e.attr.config = 1 | PM_CFG_PROFILEME;
+  exact_event_init(&ev, &e, t, 2);
+  CHECK(ev.on && ev.total == 200 && exact_value(&ev, &c, 0, &v) && v == 200 &&
+        exact_value(&ev, &c, PM_ST_TAKEN, &w) && w == 100, "columns: all fetched: samples 200, taken 100");
+  exact_event_free(&ev);
+  e.attr = (struct perf_event_attr){ .type = PERF_TYPE_HARDWARE, .precise_ip = 1, .exclude_kernel = 1 };
+  exact_event_init(&ev, &e, t, 2);
+  CHECK(ev.total == 80 && exact_value(&ev, &c, 0, &v) && v == 80 && exact_value(&ev, &c, PM_ST_TAKEN, &w) && w == 40 &&
+        exact_value(&ev, &c, PM_ST_KERNEL, &v) && v == 0,
+        "columns: cycles:p as a user: retired user instances 80, taken and retired 40, no kernel");
+  exact_event_free(&ev);
+  e.attr = (struct perf_event_attr){ .type = PERF_TYPE_RAW, .config = 1 | PM_CFG_PROFILEME, .config1 = PM_FILT_MISPREDICT };
+  exact_event_init(&ev, &e, t, 2);
+  CHECK(ev.total == 26 && exact_value(&ev, &c, PM_ST_MISPREDICT, &v) && v == 20 && !exact_value(&ev, &c, PM_ST_TAKEN, &w),
+        "columns: mispredict filter: 26 kept (branches and jumps), mispredicts 20, taken unknowable");
+  exact_event_free(&ev);
+  e.attr.config1 = PM_FILT_RETIRED | PM_FILT_TRAP;
+  exact_event_init(&ev, &e, t, 2);
+  CHECK(ev.on && !ev.total_known && exact_value(&ev, &c, PM_ST_TRAP, &v) && v == 40,
+        "columns: retired-or-trap filter: no total (no estimate), traps 40");
+  exact_event_free(&ev);
+  e.attr = (struct perf_event_attr){ .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES };
+  exact_event_init(&ev, &e, t, 2);
+  CHECK(!ev.on, "columns: none for an Aggregate event");
+  /* The estimate: period share times the total; fixed period, CP interval. */
+  e.attr = (struct perf_event_attr){ .type = PERF_TYPE_RAW, .config = 1 | PM_CFG_PROFILEME };
+  exact_event_init(&ev, &e, t, 2);
+  for (int i = 0; i < 20; i++) exact_sample(&ev, 10);
+  double est, lo, hi, plo, phi;
+  exact_estimate(&ev, 5, 50, 500, &est, &lo, &hi);
+  stats_binom_interval(5, 20, 0.95, &plo, &phi);
+  CHECK(near(est, 50) && near(lo, 200 * plo) && near(hi, 200 * phi), "columns: 5 of 20 samples of 200: estimate %.1f in [%.1f, %.1f]",
+        est, lo, hi);
+  exact_event_free(&ev);
+}
+
 /* `test_truth write FILE`: the small file with truth the fuzzer starts from
  * (tests/perfdata/alpha-truth.data). */
 static int write_seed(const char *path)
@@ -281,6 +343,7 @@ int main(int argc, char **argv)
   test_interval();
   test_status();
   test_counting();
+  test_columns();
   test_feature();
   return check_done();
 }
