@@ -77,7 +77,7 @@ build/fuzz/fuzz_decode: fuzz/fuzz_decode.c $(FUZZ_ISA) $(FUZZ_HDRS)
 
 build/fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c $(FUZZ_PERFDATA) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_perfdata.c $(FUZZ_PERFDATA) -lelf
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_perfdata.c $(FUZZ_PERFDATA) -lelf -lm
 
 build/fuzz/fuzz_attr: fuzz/fuzz_attr.c $(FUZZ_ATTR) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)

@@ -122,3 +122,16 @@ for mode in "" "-g" "--call-graph dwarf"; do
   awk -v m="${mode:-(none)}" -v t="$t" -v n="$n" -v b="$b" 'BEGIN {
     printf "%-22s %10.3f %10d %14.0f\n", m, t, n, n ? b / n : 0 }'
 done
+
+# Ground truth per instruction: record --truth against the same record
+# without it, the two alternated in this run so that both see the same load
+# (best of REPS each; goal: ratio at most 1.20).
+bt= bp=
+for ((i = 0; i < REPS; i++)); do
+  p=$(REPS=1 best_time "$PROFILEME" record -q -o "$rec/plain.data" -- "$out/libc" 1)
+  t=$(REPS=1 best_time "$PROFILEME" record -q --truth -o "$rec/truth.data" -- "$out/libc" 1)
+  bp=$(awk -v a="$p" -v m="$bp" 'BEGIN { print (m != "" && m + 0 < a) ? m : a }')
+  bt=$(awk -v a="$t" -v m="$bt" 'BEGIN { print (m != "" && m + 0 < a) ? m : a }')
+done
+awk -v p="$bp" -v t="$bt" 'BEGIN {
+  printf "record --truth %.3f s, without %.3f s: ratio %.2f (libc; goal <= 1.20)\n", t, p, t / p }'

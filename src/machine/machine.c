@@ -17,6 +17,7 @@
 #include "guest/loader.h"
 #include "kernel/alpha_pmu.h"
 #include "kernel/sim_pmu.h"
+#include "kernel/truth.h"
 #include "isa/isa.h"
 #include "util/err.h"
 #include <errno.h>
@@ -67,6 +68,7 @@ struct machine {
   struct perf_ctx *perf;
   struct alpha_pmu *drv;
   struct sim_pmu *sim;
+  struct truth *truth;           /* ground truth per instruction, when a tool asked */
   struct perf_event *fds[MAX_FDS];
   void (*poll)(void *ctx);
   void *poll_ctx;
@@ -114,6 +116,10 @@ static void fate_cb(void *ctx, const struct uop_fate *f)
 {
   struct mcpu *c = ctx;
   ev67_pmu_observe(&c->pmu, f);
+  if (c->m->truth) {
+    const struct task *t = c->m->os->current;
+    truth_observe(c->m->truth, f, t ? (int32_t)t->proc->pid : 0);
+  }
   const struct machine_opts *o = &c->m->opt;
   if (o->dump_count && f->seq >= o->dump_from && f->seq < o->dump_from + o->dump_count)
     fprintf(stderr, "fate %llu pc %#llx fetch %llu map %llu issue %llu complete %llu end %llu flags %#x trap %u level %u\n",
@@ -465,6 +471,14 @@ static bool insn_at(void *ctx, uint64_t pc, uint32_t *word)
   return mm_read(t->mm, pc, word, 4, false) == 0;
 }
 
+static bool truth_is_jump(void *ctx, uint64_t pc)
+{
+  uint32_t w;
+  if (!insn_at(ctx, pc, &w)) return false;
+  struct axp_insn d = axp_decode(w);
+  return d.id < AXP_NUM_IDS && axp_info[d.id].format == AXP_FMT_JMP;
+}
+
 static uint64_t drv_random(void *ctx)
 {
   struct machine *m = ctx;
@@ -559,6 +573,7 @@ void machine_destroy(struct machine *m)
   perf_ctx_destroy(m->perf);
   alpha_pmu_destroy(m->drv);
   sim_pmu_destroy(m->sim);
+  truth_destroy(m->truth);
   for (int i = 0; i < m->ncpus; i++) {
     if (m->os) m->os->cpus[i].timing = NULL;
     ev67_destroy(m->cpu[i].core);
@@ -621,6 +636,20 @@ bool machine_sim_stats(const struct machine *m, struct ev67_stats *s, uint64_t *
     *cycles += ev67_now(m->cpu[i].core);
   }
   return true;
+}
+
+int machine_truth_enable(struct machine *m)
+{
+  if (!m->opt.timed) return -EOPNOTSUPP;
+  if (!m->truth && !(m->truth = truth_create(truth_is_jump, m))) return -ENOMEM;
+  return 0;
+}
+
+int machine_truth_read(const struct machine *m, struct pm_truth_entry **out, size_t *n)
+{
+  *out = NULL;
+  *n = 0;
+  return m->truth ? truth_export(m->truth, out, n) : -EINVAL;
 }
 
 /* ---- the perf system calls ---- */

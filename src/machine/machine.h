@@ -62,6 +62,16 @@ void machine_progress(const struct machine *m, struct machine_progress *p);
 /* Exact ground truth, summed over the CPUs; false when not timed. */
 bool machine_sim_stats(const struct machine *m, struct ev67_stats *s, uint64_t *cycles);
 
+/* Ground truth per instruction (kernel/truth.h, perfdata/pm_truth.h): from
+ * the call on, every fate of every CPU is counted by (pid, pc, mode), with
+ * the ProfileMe status the sampler would have reported for it. Returns 0,
+ * -EOPNOTSUPP when not timed, or -ENOMEM. */
+int machine_truth_enable(struct machine *m);
+/* A sorted copy of the counts in *out (the caller frees it). Returns 0,
+ * -EINVAL when not enabled, or -ENOMEM. */
+struct pm_truth_entry;
+int machine_truth_read(const struct machine *m, struct pm_truth_entry **out, size_t *n);
+
 /* ---- the perf system calls of the host tools (Linux's ABI and errors) ---- */
 /* perf_event_open(2): returns a file descriptor (>= 0) or -errno. */
 int machine_perf_open(struct machine *m, const struct perf_event_attr *attr, int pid, int cpu,

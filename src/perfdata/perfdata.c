@@ -10,6 +10,7 @@
  * (write_* / process_* of each feature, perf_file_header), util/evsel.c
  * (evsel__parse_sample, evsel__name), util/evlist.c (id_pos/is_pos). */
 #include "perfdata/perfdata.h"
+#include "perfdata/pm_truth.h"
 #include "util/err.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +43,7 @@ _Static_assert(sizeof(struct perf_event_attr) >= PD_ATTR_SIZE, "uapi perf_event_
 enum {
   FEAT_BUILD_ID = 2, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
   FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_CPU_TOPOLOGY,
-  FEAT_SAMPLE_TIME = 21, FEAT_BITS = 256
+  FEAT_SAMPLE_TIME = 21, FEAT_TRUTH = PM_TRUTH_FEAT, FEAT_BITS = 256
 };
 
 struct pd_section { uint64_t offset, size; };
@@ -74,6 +75,7 @@ static const char *feat_name(int f)
     "CPU_PMU_CAPS", "CLOCK_DATA", "HYBRID_TOPOLOGY", "PMU_CAPS",
   };
   if (f > 0 && f < (int)(sizeof names / sizeof names[0])) return names[f];
+  if (f == FEAT_TRUTH) return "PROFILEME_TRUTH";
   return "unknown feature";
 }
 
@@ -245,6 +247,7 @@ struct pd_writer {
   uint64_t data_off, data_size;
   bool have_time;
   uint64_t first_time, last_time;
+  struct pd_buf truth;           /* the PROFILEME_TRUTH payload, when set */
   int err;                       /* first I/O error; sticky */
 };
 
@@ -464,6 +467,29 @@ int pd_writer_add_build_id(struct pd_writer *w, int pid, uint16_t cpumode,
   return 0;
 }
 
+int pd_writer_set_truth(struct pd_writer *w, const struct pm_truth_entry *e, size_t n)
+{
+  if (!w || (n && !e)) return PM_EINVAL;
+  struct pd_buf *b = &w->truth;
+  b->len = 0;
+  b->failed = false;
+  buf_u32(b, PM_TRUTH_VERSION);
+  buf_u32(b, PM_TRUTH_NCOUNTS);
+  buf_u64(b, n);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t mask = 0;
+    for (int k = 0; k < PM_TRUTH_NCOUNTS; k++)
+      if (e[i].n[k]) mask |= 1ull << k;
+    buf_u64(b, e[i].pc);
+    buf_put(b, &e[i].pid, 4);
+    buf_u32(b, e[i].flags);
+    buf_u64(b, mask);
+    for (int k = 0; k < PM_TRUTH_NCOUNTS; k++)
+      if (e[i].n[k]) buf_u64(b, e[i].n[k]);
+  }
+  return b->failed ? PM_ENOMEM : 0;
+}
+
 /* Appends the payload of feature f to b; returns false when w has none. */
 static bool w_feature(const struct pd_writer *w, int f, struct pd_buf *b)
 {
@@ -527,6 +553,10 @@ static bool w_feature(const struct pd_writer *w, int f, struct pd_buf *b)
     buf_u64(b, w->first_time);
     buf_u64(b, w->last_time);
     return w->have_time;
+  case FEAT_TRUTH:
+    buf_put(b, w->truth.p, w->truth.len);
+    if (w->truth.failed) b->failed = true;
+    return w->truth.len > 0 || w->truth.failed;
   default:
     for (int k = 0; k < ENV_CMDLINE; k++) {
       if (env_feats[k] == f && w->env[k]) {
@@ -545,7 +575,7 @@ static int w_features(struct pd_writer *w, uint64_t features[FEAT_BITS / 64])
   static const int order[] = {
     FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
     FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_CPU_TOPOLOGY,
-    FEAT_SAMPLE_TIME,
+    FEAT_SAMPLE_TIME, FEAT_TRUTH,
   };
   enum { N = sizeof order / sizeof order[0] };
   struct pd_buf b[N];
@@ -590,6 +620,7 @@ static void w_free(struct pd_writer *w)
   free(w->bid);
   for (int i = 0; i < ENV_CMDLINE; i++) free(w->env[i]);
   free_argv(w);
+  free(w->truth.p);
   free(w);
 }
 
@@ -685,6 +716,9 @@ struct pd_reader {
   uint64_t num[5];               /* nr_cpus_avail, nr_cpus_online, total_mem, first/last sample time */
   struct pd_build_id *bid;
   size_t nbid;
+  struct pm_truth_entry *truth;  /* PROFILEME_TRUTH entries */
+  size_t ntruth;
+  bool have_truth;
   int err;                       /* sticky data-section error */
   char errmsg[256];
 };
@@ -961,6 +995,55 @@ static int f_event_desc(struct pd_reader *r, struct fcur *c, char *eb, size_t el
   return 0;
 }
 
+/* PROFILEME_TRUTH (pm_truth.h): checked entry by entry, so that a count
+ * that cannot be (more instances with a status than fetched) is an error,
+ * not a figure. */
+static int f_truth(struct pd_reader *r, struct fcur *c, char *eb, size_t el)
+{
+  int err = f_need(c, 16, "header", eb, el);
+  if (err) return err;
+  uint32_t ver = rd32(c->p), ncnt = rd32(c->p + 4);
+  uint64_t n = rd64(c->p + 8);
+  c->p += 16;
+  if (ver != PM_TRUTH_VERSION)
+    return fail(eb, el, PM_ECORRUPT, "feature PROFILEME_TRUTH: version %u (this reader knows %d)", ver, PM_TRUTH_VERSION);
+  if (ncnt < PM_TRUTH_NCOUNTS || ncnt > 64)
+    return fail(eb, el, PM_ECORRUPT, "feature PROFILEME_TRUTH: %u counters per entry (want %d to 64)", ncnt, PM_TRUTH_NCOUNTS);
+  if (n > (uint64_t)(c->end - c->p) / 24)
+    return fail(eb, el, PM_ECORRUPT, "feature PROFILEME_TRUTH: %" PRIu64 " entries cannot fit in %zu bytes",
+                n, (size_t)(c->end - c->p));
+  r->truth = calloc(n ? n : 1, sizeof *r->truth);
+  if (!r->truth) return PM_ENOMEM;
+  r->have_truth = true;
+  for (uint64_t i = 0; i < n; i++) {
+    if ((err = f_need(c, 24, "entry", eb, el))) return err;
+    struct pm_truth_entry *e = &r->truth[r->ntruth];
+    e->pc = rd64(c->p);
+    memcpy(&e->pid, c->p + 8, 4);
+    e->flags = rd32(c->p + 12);
+    uint64_t mask = rd64(c->p + 16);
+    c->p += 24;
+    if (e->flags & ~PM_TRUTH_KERNEL)
+      return fail(eb, el, PM_ECORRUPT, "feature PROFILEME_TRUTH: entry %" PRIu64 " has unknown flags 0x%x", i, e->flags);
+    if (ncnt < 64 && mask >> ncnt)
+      return fail(eb, el, PM_ECORRUPT, "feature PROFILEME_TRUTH: entry %" PRIu64 " names counters past the %u declared", i, ncnt);
+    if ((err = f_need(c, 8ull * (unsigned)__builtin_popcountll(mask), "entry counts", eb, el))) return err;
+    for (unsigned k = 0; k < ncnt; k++) {
+      if (!(mask >> k & 1)) continue;
+      if (k < PM_TRUTH_NCOUNTS) e->n[k] = rd64(c->p);
+      c->p += 8;
+    }
+    for (int b = 0; b < PM_TRUTH_NBITS; b++)
+      if (e->n[PM_TRUTH_ALL(b)] > e->n[PM_TRUTH_FETCHED] || e->n[PM_TRUTH_RET(b)] > e->n[PM_TRUTH_ALL(b)])
+        return fail(eb, el, PM_ECORRUPT, "feature PROFILEME_TRUTH: entry %" PRIu64 " (pc 0x%" PRIx64
+                    ") counts more instances with status bit %d than it fetched", i, e->pc, b);
+    r->ntruth++;
+  }
+  if (c->p != c->end)
+    return fail(eb, el, PM_ECORRUPT, "feature PROFILEME_TRUTH: %zu bytes after the last entry", (size_t)(c->end - c->p));
+  return 0;
+}
+
 /* Parses one feature section (those this reader uses; others are skipped). */
 static int r_feature(struct pd_reader *r, int f, struct pd_section s, char *eb, size_t el)
 {
@@ -972,6 +1055,7 @@ static int r_feature(struct pd_reader *r, int f, struct pd_section s, char *eb, 
   case FEAT_CMDLINE: return r->env[ENV_CMDLINE] ? 0 : f_cmdline(r, &c, eb, el);
   case FEAT_BUILD_ID: return f_build_ids(r, &c, eb, el);
   case FEAT_EVENT_DESC: return f_event_desc(r, &c, eb, el);
+  case FEAT_TRUTH: return r->have_truth ? 0 : f_truth(r, &c, eb, el);
   case FEAT_NRCPUS:
     if ((err = f_need(&c, 8, "cpu counts", eb, el))) return err;
     r->num[0] = rd32(c.p), r->num[1] = rd32(c.p + 4);
@@ -1113,8 +1197,15 @@ void pd_reader_close(struct pd_reader *r)
   for (int i = 0; i < ENV_N; i++) free(r->env[i]);
   for (size_t i = 0; i < r->nbid; i++) free((void *)r->bid[i].filename);
   free(r->bid);
+  free(r->truth);
   if (r->mapped) munmap((void *)r->map, r->size);
   free(r);
+}
+
+const struct pm_truth_entry *pd_reader_truth(const struct pd_reader *r, size_t *n)
+{
+  *n = r && r->have_truth ? r->ntruth : 0;
+  return r && r->have_truth ? r->truth : NULL;
 }
 
 size_t pd_reader_nevents(const struct pd_reader *r) { return r ? r->nev : 0; }

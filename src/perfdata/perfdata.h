@@ -40,6 +40,10 @@ int pd_writer_set_env(struct pd_writer *w, const struct pd_env *env);
 /* Adds a BUILD_ID entry (cpumode PERF_RECORD_MISC_USER or _KERNEL). */
 int pd_writer_add_build_id(struct pd_writer *w, int pid, uint16_t cpumode,
                            const uint8_t *id, size_t id_len, const char *filename);
+/* Stores ground truth per instruction (pm_truth.h) as the PROFILEME_TRUTH
+ * feature (copied, compacted). Returns 0 or PM_E*. */
+struct pm_truth_entry;
+int pd_writer_set_truth(struct pd_writer *w, const struct pm_truth_entry *e, size_t n);
 /* Finishes the file (header, attrs, features) so perf reads it; frees w.
  * Returns 0 or PM_E*; the file is left valid up to the last record even on
  * error paths where possible. */
@@ -90,6 +94,10 @@ struct pd_build_id {
 };
 size_t pd_reader_nbuild_ids(const struct pd_reader *r);
 const struct pd_build_id *pd_reader_build_id(const struct pd_reader *r, size_t i);
+
+/* The PROFILEME_TRUTH entries (owned by the reader), or NULL with *n 0 when
+ * the file has none. Checked when the file was opened. */
+const struct pm_truth_entry *pd_reader_truth(const struct pd_reader *r, size_t *n);
 
 /* Iterates the data section: returns 1 with *rec pointing at the next record
  * (valid until close), 0 at the end, or PM_E* for a malformed record with a

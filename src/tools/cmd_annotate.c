@@ -4,9 +4,12 @@
  * source line (DWARF) printed above the first instruction of each new line.
  * For ProfileMe events the lines also count samples by status (retired,
  * killed, mispredict, trap, DTB miss, unaligned, Icache miss), as DCPI's
- * dcpilist does. Without SYMBOL, every sampled symbol, hottest first. */
+ * dcpilist does. Without SYMBOL, every sampled symbol, hottest first. With
+ * the exact counts of `record --truth`, each line and each symbol also get
+ * the exact count, the sampled estimate and its 95% interval (tools/exact.h). */
 #include "tools/commands.h"
 #include "tools/session.h"
+#include "tools/exact.h"
 #include "isa/disasm.h"
 #include "util/err.h"
 #include <getopt.h>
@@ -16,7 +19,7 @@
 #include <string.h>
 
 struct akey { size_t ev; const struct sym_dso *dso; const struct sym_symbol *sym; uint64_t vaddr; };
-struct aval { uint64_t samples, period; struct pm_counts pm; };
+struct aval { uint64_t samples, period; double period2; struct pm_counts pm; struct exact_counts ex; };
 
 /* The ProfileMe columns: header and the status bits each counts. */
 static const struct { const char *name; uint64_t bits; } pm_cols[] = {
@@ -33,6 +36,7 @@ struct annotate {
   const char *symbol;            /* NULL: all */
   bool show_nr, no_source;
   struct hist *h;                /* akey -> aval, counts per instruction */
+  struct exact_event *ex;        /* per event: the truth's view (record --truth) */
   struct src_file *files;
   size_t nfiles;
 };
@@ -55,6 +59,8 @@ static void usage(FILE *f)
 static int on_record(void *ctx, struct session *s, const struct session_rec *r)
 {
   struct annotate *a = ctx;
+  if (r->sample && a->ex[session_event_index(s, r->sample->event)].on)
+    exact_sample(&a->ex[session_event_index(s, r->sample->event)], r->sample->period);
   if (!r->sample || !r->loc.sym) return 0;
   if (a->symbol && strcmp(r->loc.sym->name, a->symbol)) return 0;
   struct akey k;
@@ -67,8 +73,47 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   if (!v) return PM_ENOMEM;
   v->samples++;
   v->period += r->sample->period;
+  v->period2 += (double)r->sample->period * (double)r->sample->period;
   pm_counts_add(&v->pm, r->sample);
   return 0;
+}
+
+/* record --truth: the exact counts of the instructions of every sampled
+ * symbol, resolved through the maps the records built. */
+static int add_truth(struct annotate *a, struct session *s)
+{
+  size_t n;
+  const struct pm_truth_entry *t = pd_reader_truth(s->r, &n);
+  if (!t) return 0;
+  struct hist *sampled = hist_create(sizeof(struct akey), sizeof(bool));
+  if (!sampled) return PM_ENOMEM;
+  int rc = 0;
+  for (size_t i = 0; i < hist_count(a->h) && !rc; i++) {
+    struct akey k = *(const struct akey *)hist_key(a->h, i);
+    k.vaddr = 0;
+    bool *b = hist_get(sampled, &k);
+    if (b) *b = true;
+    else rc = PM_ENOMEM;
+  }
+  for (size_t ev = 0; ev < pd_reader_nevents(s->r) && !rc; ev++) {
+    for (size_t i = 0; a->ex[ev].on && i < n && !rc; i++) {
+      if (!exact_in_modes(&a->ex[ev], &t[i])) continue;
+      struct sym_loc loc;
+      bool kernel = t[i].flags & PM_TRUTH_KERNEL;
+      sym_resolve(s->m, (uint32_t)t[i].pid, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, t[i].pc, &loc);
+      if (!loc.sym) continue;
+      struct akey k = { .ev = ev, .dso = loc.dso, .sym = loc.sym, .vaddr = 0 };
+      bool *b = hist_get(sampled, &k);   /* inserted false when the symbol had no sample */
+      if (!b) { rc = PM_ENOMEM; break; }
+      if (!*b) continue;
+      k.vaddr = loc.vaddr & ~3ull;
+      struct aval *v = hist_get(a->h, &k);
+      if (!v) { rc = PM_ENOMEM; break; }
+      exact_add(&v->ex, &t[i]);
+    }
+  }
+  hist_destroy(sampled);
+  return rc;
 }
 
 /* ---- source text ---- */
@@ -159,6 +204,7 @@ static void insn_text(struct sym_dso *dso, uint64_t pc, char *out, size_t len)
 struct listing {
   struct annotate *a;
   struct sym_dso *dso;
+  struct exact_event *ex;        /* NULL without truth */
   bool pm;
   int prefix;                    /* width before " : " */
   uint64_t total;                /* symbol period */
@@ -191,6 +237,15 @@ static void print_insn(struct listing *l, uint64_t pc, const struct aval *v)
     uint64_t n = pm_cols[c].bits ? pm_counts_sum(&v->pm, pm_cols[c].bits) : v->pm.n;
     printf(" %7" PRIu64, n);
   }
+  uint64_t exact;
+  if (l->ex && exact_value(l->ex, &v->ex, 0, &exact)) {
+    double est, lo, hi;
+    exact_estimate(l->ex, v->samples, v->period, v->period2, &est, &lo, &hi);
+    bool out = (double)exact < lo || (double)exact > hi;
+    printf(" %11" PRIu64 " %11.0f %11.0f %11.0f%s", exact, est, lo, hi, out ? "*" : " ");
+  } else if (l->ex) {
+    printf(" %11s %11s %11s %11s ", "-", "-", "-", "-");
+  }
   insn_text(l->dso, pc, text, sizeof text);
   printf(" :   %" PRIx64 ":   %s\n", pc, text);
 }
@@ -201,6 +256,9 @@ static int annotate_one(struct annotate *a, struct session *s, const struct akey
   struct sym_dso *dso = (struct sym_dso *)key->dso;
   const struct sym_symbol *sym = key->sym;
   uint64_t n = sym->end - sym->start, samples = 0, total = 0, pm = 0;
+  double total2 = 0;
+  struct exact_counts sum;
+  memset(&sum, 0, sizeof sum);
   n = n / 4 > 65536 ? 65536 : n / 4;
   const struct aval **at = calloc(n ? n : 1, sizeof *at);
   if (!at) return PM_ENOMEM;
@@ -210,18 +268,31 @@ static int annotate_one(struct annotate *a, struct session *s, const struct akey
     const struct aval *v = hist_val(a->h, i);
     samples += v->samples;
     total += v->period;
+    total2 += v->period2;
     pm += v->pm.n;
+    for (int m = 0; m < 2; m++)
+      for (int c = 0; c < PM_TRUTH_NCOUNTS; c++) sum.n[m][c] += v->ex.n[m][c];
     uint64_t idx = (k->vaddr - sym->start) / 4;
     if (idx < n) at[idx] = v;
   }
-  struct listing l = { a, dso, pm > 0, 8, total, NULL, 0 };
+  struct exact_event *ex = a->ex[key->ev].on && a->ex[key->ev].total_known ? &a->ex[key->ev] : NULL;
+  struct listing l = { a, dso, ex, pm > 0, 8, total, NULL, 0 };
   if (l.pm) l.prefix += (int)(8 * NPMCOLS);
+  if (ex) l.prefix += 4 * 12 + 1;
   char head[1024];
   int len = snprintf(head, sizeof head, " %-7s", a->show_nr ? "Samples" : "Percent");
   for (size_t c = 0; l.pm && c < NPMCOLS; c++) len += snprintf(head + len, sizeof head - (size_t)len, " %7s", pm_cols[c].name);
+  if (ex) len += snprintf(head + len, sizeof head - (size_t)len, " %11s %11s %11s %11s ", "exact", "estimate", "95%lo", "95%hi");
   len += snprintf(head + len, sizeof head - (size_t)len, " |\tSource code & Disassembly of %s for %s (%" PRIu64
                   " samples, percent: local period)", dso->short_name, pd_reader_event(s->r, key->ev)->name, samples);
   printf("%s\n", head);
+  uint64_t exact;
+  if (ex && exact_value(ex, &sum, 0, &exact)) {
+    double est, lo, hi;
+    exact_estimate(ex, samples, total, total2, &est, &lo, &hi);
+    printf(" Truth for %s: exact %" PRIu64 ", estimate %.0f, 95%% interval [%.0f, %.0f]%s\n", sym->name, exact, est,
+           lo, hi, (double)exact < lo || (double)exact > hi ? " (outside)" : "");
+  }
   for (int i = 0; i < len + 4; i++) putchar('-');
   printf("\n%*s :\n%*s :    %016" PRIx64 " <%s>:\n", l.prefix, "", l.prefix, "", sym->start, sym->name);
   for (uint64_t i = 0; i < n; i++) print_insn(&l, sym->start + 4 * i, at[i]);
@@ -297,11 +368,17 @@ int cmd_annotate(int argc, char **argv)
     fprintf(stderr, "profileme annotate: %s\n", s.err);
     return 1;
   }
-  int rc = 1;
-  if (!(a.h = hist_create(sizeof(struct akey), sizeof(struct aval)))) {
+  int rc = 1, err = 0;
+  size_t nev = pd_reader_nevents(s.r), ntruth;
+  const struct pm_truth_entry *truth = pd_reader_truth(s.r, &ntruth);
+  a.ex = calloc(nev + 1, sizeof *a.ex);
+  for (size_t i = 0; a.ex && !err && i < nev; i++) err = exact_event_init(&a.ex[i], pd_reader_event(s.r, i), truth, ntruth);
+  if (!a.ex || err || !(a.h = hist_create(sizeof(struct akey), sizeof(struct aval)))) {
     fprintf(stderr, "profileme annotate: %s\n", pm_strerror(PM_ENOMEM));
   } else if (session_run(&s, on_record, &a)) {
     fprintf(stderr, "profileme annotate: %s: %s\n", s.path, s.err);
+  } else if (add_truth(&a, &s)) {
+    fprintf(stderr, "profileme annotate: %s\n", pm_strerror(PM_ENOMEM));
   } else if (!hist_count(a.h)) {
     if (a.symbol) fprintf(stderr, "profileme annotate: %s: no samples in a symbol named '%s'\n", s.path, a.symbol);
     else fprintf(stderr, "profileme annotate: %s: no samples in resolved symbols\n", s.path);
@@ -311,6 +388,8 @@ int cmd_annotate(int argc, char **argv)
     rc = 0;
   }
   hist_destroy(a.h);
+  for (size_t i = 0; a.ex && i < nev; i++) exact_event_free(&a.ex[i]);
+  free(a.ex);
   src_free(&a);
   session_close(&s);
   return rc;

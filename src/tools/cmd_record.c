@@ -13,6 +13,7 @@
 #include "guest/kimage.h"
 #include "machine/machine.h"
 #include "perfdata/perfdata.h"
+#include "perfdata/pm_truth.h"
 #include "util/err.h"
 #include <errno.h>
 #include <getopt.h>
@@ -176,6 +177,8 @@ static void usage(FILE *f)
     "      --privileged      record as root (CAP_PERFMON); default: a normal user\n"
     "      --paranoid N      kernel.perf_event_paranoid for the run (default 2)\n"
     "      --sysroot DIR     where absolute guest paths are looked up first\n"
+    "      --truth           also store the exact count of every instruction's fetches\n"
+    "                        and ProfileMe statuses (dcpi and annotate compare)\n"
     "  -q, --quiet           no summary line\n"
     "  -v, --verbose         perf's warnings (the fallback to user space only)\n"
     "  -h, --help            this text\n\n"
@@ -192,6 +195,7 @@ struct rec_opts {
   const char *out;
   bool quiet, verbose;
   bool all_cpus, per_thread, switch_events;
+  bool truth;                    /* --truth: ground truth per instruction */
   uint64_t mmap_pages;           /* data pages per ring (-m) */
   const char *cpu_list;          /* -C */
   int callgraph;                 /* 0, CG_FP or CG_DWARF */
@@ -249,7 +253,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "cpu", required_argument, 0, 'C' }, { "per-thread", no_argument, 0, 'T' },
     { "switch-events", no_argument, 0, 'W' }, { "mmap-pages", required_argument, 0, 'm' },
     { "call-graph", required_argument, 0, 'G' }, { "user-regs", optional_argument, 0, 'U' },
-    { "intr-regs", optional_argument, 0, 'I' }, { 0, 0, 0, 0 },
+    { "intr-regs", optional_argument, 0, 'I' }, { "truth", no_argument, 0, 'X' }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
@@ -274,6 +278,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 'C': o->cpu_list = optarg; break;
     case 'T': o->per_thread = true; break;
     case 'W': o->switch_events = true; break;
+    case 'X': o->truth = true; break;
     case 'm':
       o->mmap_pages = strtoull(optarg, &end, 0);
       if (*end || !o->mmap_pages || (o->mmap_pages & (o->mmap_pages - 1)) || o->mmap_pages > 65536) {
@@ -451,6 +456,18 @@ static void set_env(struct rec *r, int ncpus, int argc, char **argv)
   pd_writer_set_env(r->w, &penv);
 }
 
+/* --truth: the machine's exact counts per instruction into the file. */
+static int write_truth(struct rec *r)
+{
+  struct pm_truth_entry *e;
+  size_t n;
+  int err = machine_truth_read(r->m, &e, &n);
+  if (!err) err = pd_writer_set_truth(r->w, e, n) ? -ENOMEM : 0;
+  free(e);
+  if (err) fprintf(stderr, "profileme record: cannot store the ground truth: %s\n", strerror(-err));
+  return err ? 1 : 0;
+}
+
 /* Runs the workload with Ctrl-C ending it, not the tool. */
 static int run_workload(struct rec *r, bool quiet)
 {
@@ -489,11 +506,16 @@ int cmd_record(int argc, char **argv)
     goto out;
   }
   if (open_events(&r, &o)) goto out;
+  if (o.truth && (perr = machine_truth_enable(r.m))) {
+    fprintf(stderr, "profileme record: --truth: %s\n", strerror(-perr));
+    goto out;
+  }
   synth_kernel_mmap(&r);
   set_env(&r, o.mo.ncpus ? o.mo.ncpus : 1, argc, argv);
   int status = run_workload(&r, o.quiet);
   for (int i = 0; i < r.nfd; i++) machine_perf_close(r.m, r.fd[i]);
   r.nfd = 0;
+  if (o.truth && write_truth(&r)) goto out;
   int werr = pd_writer_close(r.w);
   r.w = NULL;
   if (werr) fprintf(stderr, "profileme record: writing %s failed: %s\n", o.out, pm_strerror(werr));
