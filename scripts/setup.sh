@@ -18,6 +18,7 @@ PACKAGES=(
   dpkg-dev xz-utils                   # apt-get source (tests/realprogs)
   bzip2                               # host bzip2 as a second oracle
   linux-perf                          # perf 6.1: reads our perf.data (tests)
+  python3                             # independent readers in the tests (regs.sh, truth.sh)
 )
 
 update=0 build=1

@@ -572,6 +572,8 @@ static void throttle_record(struct perf_event *e, bool throttle)
   output(e, rec, n, 0, 0);
 }
 
+static void adjust_period(struct perf_event *e, uint64_t nsec, uint64_t count, bool restart);
+
 int perf_event_account(struct perf_event *e)
 {
   struct perf_ctx *c = e->ctx;
@@ -582,6 +584,17 @@ int perf_event_account(struct perf_event *e)
     e->hw.throttled = true;
     throttle_record(e, true);
     return 1;
+  }
+  /* __perf_event_account_interrupt: a frequency event also adjusts its
+   * period at every overflow, from the time since the previous one and the
+   * period that just ended, not only at the tick: without it the period
+   * ramps up by one low-pass step per tick and the first milliseconds of a
+   * run get many times their share of the samples. */
+  if (e->attr.freq && !e->hw.throttled) {
+    uint64_t now = perf_ctx_time(c), tick_ns = 1000000000ull / c->sys.hz;
+    int64_t delta = (int64_t)(now - e->hw.freq_time_stamp);
+    e->hw.freq_time_stamp = now;
+    if (delta > 0 && (uint64_t)delta < 2 * tick_ns) adjust_period(e, (uint64_t)delta, e->hw.last_period, true);
   }
   return 0;
 }
@@ -882,19 +895,25 @@ void perf_sched_out(struct perf_ctx *c, int cpu)
 
 /* ---- the tick ---- */
 
-/* Frequency mode: move the period towards sample_freq (perf_adjust_period). */
-static void adjust_period(struct perf_event *e, uint64_t tick_ns)
+/* Frequency mode: move the period towards the one that gives sample_freq
+ * for count events in nsec (perf_adjust_period, its low-pass filter of 1/8
+ * and its reload when what is left of the period exceeds 8 new periods).
+ * restart: the event is on its PMU and must be stopped to reload. */
+static void adjust_period(struct perf_event *e, uint64_t nsec, uint64_t count, bool restart)
 {
-  if (!e->attr.freq || !e->attr.sample_freq || !tick_ns) return;
-  uint64_t count = e->hw.freq_count;
-  e->hw.freq_count = 0;
-  /* events per second / samples per second */
-  double rate = (double)count * 1e9 / (double)tick_ns;
+  if (!e->attr.freq || !e->attr.sample_freq || !nsec) return;
+  /* perf_calculate_period: events per second / samples per second */
+  double rate = (double)count * 1e9 / (double)nsec;
   uint64_t period = (uint64_t)(rate / (double)e->attr.sample_freq);
   if (!period) period = 1;
   int64_t delta = (int64_t)period - (int64_t)e->hw.sample_period;
   e->hw.sample_period = (uint64_t)((int64_t)e->hw.sample_period + (delta + 7) / 8);
   if (!e->hw.sample_period) e->hw.sample_period = 1;
+  if (e->hw.period_left > (int64_t)(8 * e->hw.sample_period)) {
+    if (restart) e->pmu->stop(e, PERF_EF_UPDATE);
+    e->hw.period_left = 0;
+    if (restart) e->pmu->start(e, PERF_EF_RELOAD);
+  }
 }
 
 /* Rotates one PMU's instances on cpu when one of them waits: all come off
@@ -953,7 +972,9 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
       if (e->active) e->pmu->start(e, PERF_EF_RELOAD);
     }
     e->hw.interrupts = 0;
-    adjust_period(e, tick_ns);
+    uint64_t count = e->hw.freq_count;
+    e->hw.freq_count = 0;
+    if (count) adjust_period(e, tick_ns, count, e->active);
   }
   /* Multiplexing: each PMU with an instance it could not schedule rotates
    * on its own (Linux rotates per PMU context). */

@@ -46,6 +46,7 @@ struct hw_perf_event {
   uint64_t interrupts;           /* overflows in this tick (throttling) */
   bool throttled;
   uint64_t freq_count;           /* events counted in this tick (frequency mode) */
+  uint64_t freq_time_stamp;      /* time of the last overflow (frequency mode) */
 };
 
 /* What a driver or the core knows about one sample. */
