@@ -1,0 +1,349 @@
+/* The DWARF unwinder (unwind/unwind.h).
+ *
+ * Without arguments: hand-made .eh_frame sections whose frames are known by
+ * construction (saved return address, frame pointer, outermost frame) and
+ * hostile ones (truncated dumps, missing registers, loops, bad CFI, depth).
+ *
+ * With arguments (tests/scripts/unwind.sh): SYSROOT PROG... runs each Alpha
+ * program on the functional machine with a hook before every instruction
+ * that keeps the true call stack (a shadow of bsr/jsr and ret), samples the
+ * registers and the stack every few hundred instructions, unwinds, and
+ * compares: every unwind must be the true stack, or a prefix of it marked
+ * as truncated. Prints the share of complete unwinds. */
+#include "check.h"
+#include "guest/os.h"
+#include "guest/loader.h"
+#include "guest/mem.h"
+#include "unwind/unwind.h"
+#include "util/err.h"
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- hand-made CFI ---- */
+
+struct buf { uint8_t b[1024]; size_t n; };
+
+static void put(struct buf *b, const void *p, size_t n) { memcpy(b->b + b->n, p, n); b->n += n; }
+static void put32(struct buf *b, uint32_t v) { put(b, &v, 4); }
+
+#define EH_VADDR 0x100000ull
+
+/* A CIE ("zR", pcrel sdata4, code align 4, data align -8, RA r26, CFA = r30)
+ * followed by extra initial instructions. Returns its offset. */
+static size_t cie(struct buf *b, const uint8_t *ins, size_t nins)
+{
+  size_t at = b->n;
+  uint8_t body[64] = { 0, 0, 0, 0, 1, 'z', 'R', 0, 4, 0x78, 26, 1, 0x1b, DW_CFA_def_cfa_register, 30 };
+  size_t n = 15;
+  memcpy(body + n, ins, nins); n += nins;
+  while ((n + 4) % 8) body[n++] = DW_CFA_nop;
+  put32(b, (uint32_t)n);
+  put(b, body, n);
+  return at;
+}
+
+/* An FDE of the CIE at cie_at for [lo, lo + len) with instructions ins. */
+static void fde(struct buf *b, size_t cie_at, uint32_t lo, uint32_t len, const uint8_t *ins, size_t nins)
+{
+  size_t start = b->n;
+  uint8_t body[128];
+  size_t n = 0;
+  uint32_t cptr = (uint32_t)(start + 4 - cie_at);
+  memcpy(body, &cptr, 4); n = 4;
+  int32_t rel = (int32_t)(lo - (EH_VADDR + start + 4 + n));
+  memcpy(body + n, &rel, 4); n += 4;
+  memcpy(body + n, &len, 4); n += 4;
+  body[n++] = 0;                               /* augmentation length */
+  memcpy(body + n, ins, nins); n += nins;
+  while ((n + 4) % 8) body[n++] = DW_CFA_nop;
+  put32(b, (uint32_t)n);
+  put(b, body, n);
+}
+
+/* The fake DSO: F1 [0x1000, +0x100) saves ra at cfa-32 and r15 at cfa-24
+ * (frame 32 from 0x1008); F2 [0x2000) keeps ra at cfa-16, r15 at cfa-8
+ * and from 0x2010 uses r15 as its CFA register; F3 [0x3000) is outermost
+ * (RA undefined, from its CIE); F4 [0x4000) has an unknown opcode; F5
+ * [0x5000) finds ra at the CFA itself with no frame; F6 [0x6000) has its
+ * CFA below sp. */
+static void fake_dso(struct unw *u)
+{
+  struct buf b = { .n = 0 };
+  size_t c1 = cie(&b, NULL, 0);
+  static const uint8_t undef26[] = { DW_CFA_undefined, 26 };
+  size_t c2 = cie(&b, undef26, sizeof undef26);
+  static const uint8_t f1[] = { DW_CFA_advance_loc | 2, DW_CFA_def_cfa_offset, 32,
+                                DW_CFA_offset | 26, 4, DW_CFA_offset | 15, 3 };
+  static const uint8_t f2[] = { DW_CFA_advance_loc | 2, DW_CFA_def_cfa_offset, 16,
+                                DW_CFA_offset | 26, 2, DW_CFA_offset | 15, 1,
+                                DW_CFA_advance_loc | 2, DW_CFA_def_cfa_register, 15 };
+  static const uint8_t f4[] = { 0x3f };
+  static const uint8_t f5[] = { DW_CFA_offset | 26, 0 };
+  static const uint8_t f6[] = { DW_CFA_def_cfa_sf, 30, 2 };
+  fde(&b, c1, 0x1000, 0x100, f1, sizeof f1);
+  fde(&b, c1, 0x2000, 0x100, f2, sizeof f2);
+  fde(&b, c2, 0x3000, 0x100, NULL, 0);
+  fde(&b, c1, 0x4000, 0x100, f4, sizeof f4);
+  fde(&b, c1, 0x5000, 0x100, f5, sizeof f5);
+  fde(&b, c1, 0x6000, 0x100, f6, sizeof f6);
+  put32(&b, 0);
+  CHECK_EQ_U64(unw_dso_add(u, "fake", b.b, b.n, EH_VADDR, NULL, 0, 0), 0, "fake: unw_dso_add");
+}
+
+/* Maps [0, 0x10000) of "fake" at run-time 0x20000000 (bias 0x20000000). */
+#define BIAS 0x20000000ull
+static bool fake_map(void *ctx, uint64_t addr, struct unw_map *m)
+{
+  (void)ctx;
+  if (addr < BIAS || addr >= BIAS + 0x10000) return false;
+  *m = (struct unw_map){ "fake", BIAS, 0 };
+  return true;
+}
+
+#define SP 0x11fff0000ull
+
+static void put64(uint8_t *st, uint64_t off, uint64_t v) { memcpy(st + off, &v, 8); }
+
+static void run(struct unw *u, uint64_t pc, uint64_t mask, const uint64_t *r, const uint8_t *st,
+                uint64_t size, unsigned depth, struct unw_result *res)
+{
+  struct unw_regs regs = { .mask = mask | (1ull << UNW_REG_PC) | (1ull << UNW_REG_SP) };
+  for (int i = 0; i < UNW_NREGS; i++) regs.r[i] = r ? r[i] : 0;
+  regs.r[UNW_REG_PC] = pc;
+  regs.r[UNW_REG_SP] = SP;
+  struct unw_stack stack = { st, SP, size };
+  unw_unwind(u, &regs, &stack, fake_map, NULL, depth, res);
+}
+
+static void test_synthetic(void)
+{
+  struct unw *u = unw_create(NULL);
+  fake_dso(u);
+  uint8_t st[256] = { 0 };
+  uint64_t r[UNW_NREGS] = { 0 };
+  struct unw_result res;
+  const uint64_t no_fp = (1ull << 29) - 1 - 0xfe00;   /* r0-r28 but r9-r15 */
+
+  /* F1 (frame 32, ra at sp+0) called from F3, the outermost frame. */
+  put64(st, 0, BIAS + 0x3010);
+  run(u, BIAS + 0x1050, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_COMPLETE && res.n == 2 && res.pc[0] == BIAS + 0x1050 &&
+        res.pc[1] == BIAS + 0x3010, "synthetic: F1 <- F3 complete (status %s, n %u)",
+        unw_status_str(res.status), res.n);
+  run(u, BIAS + 0x1004, no_fp | (1ull << 26), (uint64_t[UNW_NREGS]){ [26] = BIAS + 0x3020 },
+      st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_COMPLETE && res.n == 2 && res.pc[1] == BIAS + 0x3020,
+        "synthetic: in F1's prologue the return address is still in r26");
+  run(u, BIAS + 0x1004, no_fp & ~(1ull << 26), r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_TRUNC_REG && res.n == 1,
+        "synthetic: prologue without r26 sampled: truncated, missing register");
+  run(u, BIAS + 0x1050, no_fp, r, st, 4, 64, &res);
+  CHECK(res.status == UNW_TRUNC_STACK && res.n == 1,
+        "synthetic: return address outside a 4-byte dump: truncated (%s)", unw_status_str(res.status));
+  run(u, BIAS + 0x1050, no_fp, r, st, sizeof st, 1, &res);
+  CHECK(res.status == UNW_TRUNC_DEPTH && res.n == 1, "synthetic: depth limit 1");
+
+  /* F2 with its CFA in r15: unknown when r15 is not sampled... */
+  put64(st, 0, BIAS + 0x3010);
+  run(u, BIAS + 0x2050, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_TRUNC_REG && res.n == 1 && res.pc[0] == BIAS + 0x2050,
+        "synthetic: F2's CFA needs r15, not sampled: truncated after frame 0");
+  /* ...known when sampled... */
+  r[15] = SP + 64;
+  put64(st, 64, BIAS + 0x3030);            /* ra at cfa-16 = r15 + 0 */
+  run(u, BIAS + 0x2050, no_fp | (1ull << 15), r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_COMPLETE && res.n == 2 && res.pc[1] == BIAS + 0x3030,
+        "synthetic: F2 with r15 sampled: complete");
+  /* ...and when a callee (F1) saved it: F1 <- F2 <- F3 without r15. */
+  put64(st, 0, BIAS + 0x2044);             /* F1's ra, into F2 */
+  put64(st, 8, SP + 64);                   /* F1 saved r15 at cfa-24 */
+  run(u, BIAS + 0x1050, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_COMPLETE && res.n == 3 && res.pc[1] == BIAS + 0x2044 &&
+        res.pc[2] == BIAS + 0x3030, "synthetic: r15 saved by a callee unwinds F2 (status %s, n %u)",
+        unw_status_str(res.status), res.n);
+
+  /* Hostile: a return address to itself at the same sp, a CFA below sp, an
+   * unknown opcode, no FDE, no mapping, a return address of 0. */
+  put64(st, 0, BIAS + 0x5014);
+  run(u, BIAS + 0x5010, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_TRUNC_LOOP && res.n == 2, "synthetic: a frame repeating itself is a loop (%s, n %u)",
+        unw_status_str(res.status), res.n);
+  run(u, BIAS + 0x6010, no_fp | (1ull << 26), (uint64_t[UNW_NREGS]){ [26] = BIAS + 0x1000 },
+      st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_TRUNC_LOOP && res.n == 1, "synthetic: a CFA below sp is a loop");
+  run(u, BIAS + 0x4010, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_TRUNC_BADCFI && res.n == 1, "synthetic: unknown CFA opcode is bad CFI");
+  run(u, BIAS + 0x9000, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_TRUNC_NOCFI && res.n == 1, "synthetic: no FDE");
+  run(u, 0x1234, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_TRUNC_NOMAP && res.n == 1, "synthetic: no mapping");
+  put64(st, 0, 0);
+  run(u, BIAS + 0x1050, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_COMPLETE && res.n == 1, "synthetic: return address 0 ends the chain");
+  struct unw_regs none = { .mask = 0 };
+  unw_unwind(u, &none, NULL, fake_map, NULL, 64, &res);
+  CHECK(res.status == UNW_TRUNC_REG && res.n == 0, "synthetic: no PC sampled: nothing");
+
+  unw_destroy(u);
+}
+
+/* ---- real programs on the machine ---- */
+
+#define MAXMAP 64
+#define SHADOW 4096
+#define DUMP   (64 * 1024)
+
+struct probe {
+  struct os *os;
+  struct unw *u;
+  struct { uint64_t start, end, pgoff; char path[512]; } map[MAXMAP];
+  int nmap;
+  uint64_t shadow[SHADOW];       /* return addresses, outermost first */
+  int depth;
+  bool overflow;
+  uint64_t icount, every;
+  uint8_t stack[DUMP];
+  /* results, per register mask: [0] r0-r30 sampled, [1] without r9-r15 */
+  uint64_t samples[2], complete[2], trunc[2][UNW_NSTATUS], wrong[2], frames[2];
+  uint64_t first_wrong_pc;
+};
+
+static bool probe_map(void *ctx, uint64_t addr, struct unw_map *m)
+{
+  struct probe *p = ctx;
+  for (int i = p->nmap; i-- > 0;)
+    if (addr >= p->map[i].start && addr < p->map[i].end) {
+      *m = (struct unw_map){ p->map[i].path, p->map[i].start, p->map[i].pgoff };
+      return true;
+    }
+  return false;
+}
+
+static void probe_task(void *ctx, const struct task_event *e)
+{
+  struct probe *p = ctx;
+  if (e->kind == TEV_EXEC) { p->nmap = 0; p->depth = 0; }
+  if (e->kind != TEV_MMAP || p->nmap == MAXMAP) return;
+  p->map[p->nmap].start = e->addr;
+  p->map[p->nmap].end = e->addr + e->len;
+  p->map[p->nmap].pgoff = e->pgoff;
+  snprintf(p->map[p->nmap].path, sizeof p->map[0].path, "%s", e->path);
+  p->nmap++;
+}
+
+/* Unwinds the state before the instruction at pc and checks it against the
+ * shadow stack, with mask k. */
+static void probe_sample(struct probe *p, struct task *t, uint64_t pc, int k, uint64_t mask,
+                         uint64_t size)
+{
+  struct unw_regs regs = { .mask = mask | (1ull << UNW_REG_PC) };
+  memcpy(regs.r, t->ctx.r, 31 * sizeof regs.r[0]);
+  regs.r[UNW_REG_PC] = pc;
+  struct unw_stack st = { p->stack, t->ctx.r[30], size };
+  struct unw_result res;
+  unw_unwind(p->u, &regs, &st, probe_map, p, UNW_MAX_DEPTH, &res);
+  p->samples[k]++;
+  p->frames[k] += res.n;
+  bool ok = res.n >= 1 && res.n <= (unsigned)p->depth + 1;
+  for (unsigned i = 1; ok && i < res.n; i++) ok = res.pc[i] == p->shadow[p->depth - i];
+  if (ok && res.status == UNW_COMPLETE) ok = res.n == (unsigned)p->depth + 1;
+  if (getenv("UNWIND_DEBUG") && k == 0 && (!ok || res.status != UNW_COMPLETE)) {
+    printf("debug: %s %s depth %d:", ok ? "ok" : "WRONG", unw_status_str(res.status), p->depth);
+    for (unsigned i = 0; i < res.n; i++) printf(" %" PRIx64, res.pc[i]);
+    printf(" | true %" PRIx64, pc);
+    for (int i = p->depth; i-- > 0;) printf(" %" PRIx64, p->shadow[i]);
+    printf("\n");
+  }
+  if (!ok) {
+    if (!p->wrong[k] && k == 0) p->first_wrong_pc = pc;
+    p->wrong[k]++;
+  } else if (res.status == UNW_COMPLETE) {
+    p->complete[k]++;
+  } else {
+    p->trunc[k][res.status]++;
+  }
+}
+
+static bool probe_before(void *ctx, const struct uarch_insn *ui)
+{
+  struct probe *p = ctx;
+  struct task *t = p->os->current;
+  if (!t) return false;
+  uint32_t w = ui->d->raw, op = w >> 26, ra = (w >> 21) & 31, rb = (w >> 16) & 31;
+  if (++p->icount % p->every == 0 && !p->overflow && p->depth > 0) {
+    /* The dump: from sp to the stack's top, at most DUMP bytes. */
+    uint64_t sp = t->ctx.r[30], size = sp < GUEST_STACK_TOP ? GUEST_STACK_TOP - sp : 0;
+    if (size > DUMP) size = DUMP;
+    if (mm_read(t->mm, sp, p->stack, size, false) != 0) size = 0;
+    const uint64_t all = (1ull << 31) - 1, sampleable = all & ~0xfe00ull;
+    probe_sample(p, t, ui->pc, 0, all, size);
+    probe_sample(p, t, ui->pc, 1, sampleable, size);
+  }
+  unsigned hint = (w >> 14) & 3;
+  if ((op == 0x34 || (op == 0x1a && (hint == 1 || hint == 3))) && ra != 31) {
+    if (p->depth == SHADOW) p->overflow = true;
+    else p->shadow[p->depth++] = ui->pc + 4;
+  } else if (op == 0x1a && hint == 2) {
+    uint64_t to = t->ctx.r[rb];
+    for (int i = p->depth; i-- > 0;)
+      if (p->shadow[i] == to) { p->depth = i; break; }
+  }
+  return false;
+}
+
+static void test_program(const char *sysroot, const char *path)
+{
+  struct probe *p = calloc(1, sizeof *p);
+  struct os_opts oo = { .sysroot = sysroot, .seed = 1 };
+  p->os = os_create(&oo);
+  p->u = unw_create(NULL);
+  p->every = 97;
+  p->os->hooks.task = probe_task;
+  p->os->hooks.ctx = p;
+  struct cpu_timing hook = { probe_before, p };
+  p->os->cpus[0].timing = &hook;
+  p->os->log = fopen("/dev/null", "w");
+  char *argv[] = { (char *)path, NULL }, *envp[] = { NULL };
+  char detail[256] = "";
+  int rc = os_spawn(p->os, path, 1, argv, envp, detail, sizeof detail);
+  CHECK_EQ_U64(rc, 0, "%s: spawn (%s)", path, detail);
+  if (rc == 0) {
+    os_announce(p->os, p->os->tasks);
+    os_run(p->os);
+  }
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  for (int k = 0; k < 2; k++) {
+    const char *what = k ? "r9-r15 not sampled" : "r0-r30 sampled";
+    uint64_t n = p->samples[k];
+    printf("unwind %s (%s): %" PRIu64 " samples, %" PRIu64 " complete (%.1f%%), %.1f frames/sample;"
+           " truncated:", name, what, n, p->complete[k], n ? 100.0 * p->complete[k] / n : 0.0,
+           n ? (double)p->frames[k] / n : 0.0);
+    for (int s = 1; s < UNW_NSTATUS; s++)
+      if (p->trunc[k][s]) printf(" %s %" PRIu64, unw_status_str(s), p->trunc[k][s]);
+    printf("\n");
+    CHECK(n > 100, "%s (%s): samples taken", name, what);
+    CHECK_EQ_U64(p->wrong[k], 0, "%s (%s): no wrong frame (first at pc 0x%" PRIx64 ")", name, what,
+                 p->first_wrong_pc);
+  }
+  /* Below the measured shares (docs/callgraph.md), to catch regressions. */
+  CHECK(p->samples[0] && p->complete[0] * 100 >= p->samples[0] * 95,
+        "%s: at least 95%% of unwinds complete with r0-r30", name);
+  CHECK(p->samples[1] && p->complete[1] * 100 >= p->samples[1] * 60,
+        "%s: at least 60%% of unwinds complete without r9-r15", name);
+  fclose(p->os->log);
+  p->os->log = stderr;
+  os_destroy(p->os);
+  unw_destroy(p->u);
+  free(p);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 3) {
+    test_synthetic();
+    return check_done();
+  }
+  for (int i = 2; i < argc; i++) test_program(argv[1], argv[i]);
+  return check_done();
+}
