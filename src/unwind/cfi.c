@@ -261,6 +261,13 @@ struct interp {
   const struct cfi_sec *s;
 };
 
+/* A factored offset: wraps like the hardware would rather than overflow (a
+ * nonsense offset only leads outside the stack dump). */
+static int64_t fac(uint64_t v, int64_t align)
+{
+  return (int64_t)(v * (uint64_t)align);
+}
+
 static bool set_rule(struct cfi_row *row, uint64_t reg, uint8_t kind, int64_t n, uint32_t len)
 {
   if (reg >= CFI_NCOLS) return true;        /* a column we do not track */
@@ -293,7 +300,7 @@ static bool step(struct interp *in, struct cur *c, uint64_t *loc, uint64_t pc, b
   switch (op & 0xc0) {
   case DW_CFA_advance_loc: adv = lo6 * ci->code_align; advance = true; break;
   case DW_CFA_offset:
-    return set_rule(row, lo6, CFI_OFFSET, (int64_t)rd_uleb(c) * ci->data_align, 0) && !c->err;
+    return set_rule(row, lo6, CFI_OFFSET, fac(rd_uleb(c), ci->data_align), 0) && !c->err;
   case DW_CFA_restore: return lo6 >= CFI_NCOLS || (row->reg[lo6] = in->init->reg[lo6], true);
   default:
     switch (op) {
@@ -308,7 +315,7 @@ static bool step(struct interp *in, struct cur *c, uint64_t *loc, uint64_t pc, b
     case DW_CFA_advance_loc4: adv = rd_le(c, 4) * ci->code_align; advance = true; break;
     case DW_CFA_offset_extended:
       reg = rd_uleb(c);
-      return set_rule(row, reg, CFI_OFFSET, (int64_t)rd_uleb(c) * ci->data_align, 0) && !c->err;
+      return set_rule(row, reg, CFI_OFFSET, fac(rd_uleb(c), ci->data_align), 0) && !c->err;
     case DW_CFA_restore_extended:
       reg = rd_uleb(c);
       if (reg < CFI_NCOLS) row->reg[reg] = in->init->reg[reg];
@@ -335,7 +342,7 @@ static bool step(struct interp *in, struct cur *c, uint64_t *loc, uint64_t pc, b
     case DW_CFA_def_cfa_sf:
       reg = rd_uleb(c); s = rd_sleb(c);
       if (reg >= CFI_NCOLS) return false;
-      row->cfa_expr = false; row->cfa_reg = (uint16_t)reg; row->cfa_off = s * ci->data_align;
+      row->cfa_expr = false; row->cfa_reg = (uint16_t)reg; row->cfa_off = fac((uint64_t)s, ci->data_align);
       return !c->err;
     case DW_CFA_def_cfa_register:
       reg = rd_uleb(c);
@@ -348,7 +355,7 @@ static bool step(struct interp *in, struct cur *c, uint64_t *loc, uint64_t pc, b
       return !c->err;
     case DW_CFA_def_cfa_offset_sf:
       if (row->cfa_expr) return false;
-      row->cfa_off = rd_sleb(c) * ci->data_align;
+      row->cfa_off = fac((uint64_t)rd_sleb(c), ci->data_align);
       return !c->err;
     case DW_CFA_def_cfa_expression:
       if (!rd_block(c, &off, &len)) return false;
@@ -360,17 +367,17 @@ static bool step(struct interp *in, struct cur *c, uint64_t *loc, uint64_t pc, b
       return set_rule(row, reg, op == DW_CFA_expression ? CFI_EXPR : CFI_VAL_EXPR, off, len);
     case DW_CFA_offset_extended_sf:
       reg = rd_uleb(c);
-      return set_rule(row, reg, CFI_OFFSET, rd_sleb(c) * ci->data_align, 0) && !c->err;
+      return set_rule(row, reg, CFI_OFFSET, fac((uint64_t)rd_sleb(c), ci->data_align), 0) && !c->err;
     case DW_CFA_val_offset:
       reg = rd_uleb(c);
-      return set_rule(row, reg, CFI_VAL_OFFSET, (int64_t)rd_uleb(c) * ci->data_align, 0) && !c->err;
+      return set_rule(row, reg, CFI_VAL_OFFSET, fac(rd_uleb(c), ci->data_align), 0) && !c->err;
     case DW_CFA_val_offset_sf:
       reg = rd_uleb(c);
-      return set_rule(row, reg, CFI_VAL_OFFSET, rd_sleb(c) * ci->data_align, 0) && !c->err;
+      return set_rule(row, reg, CFI_VAL_OFFSET, fac((uint64_t)rd_sleb(c), ci->data_align), 0) && !c->err;
     case DW_CFA_GNU_args_size: rd_uleb(c); return !c->err;
     case DW_CFA_GNU_negative_offset_extended:
       reg = rd_uleb(c);
-      return set_rule(row, reg, CFI_OFFSET, -(int64_t)rd_uleb(c) * ci->data_align, 0) && !c->err;
+      return set_rule(row, reg, CFI_OFFSET, fac(0 - rd_uleb(c), ci->data_align), 0) && !c->err;
     default: return false;
     }
   }

@@ -357,8 +357,17 @@ static enum unw_status step(struct unw *u, const struct frame *cur, uint64_t loo
     s = eval_rule(&row, col, cur, cfa, st, next);
     if (s != UNW_NSTATUS) return s;
   }
-  next->v[UNW_REG_SP] = cfa;             /* the caller's sp is the CFA */
-  next->known[UNW_REG_SP] = true;
+  /* The caller's sp is the CFA, unless the CFI says where it is (signal
+   * frames: the interrupted sp is in the sigcontext). */
+  uint8_t spk = row.reg[UNW_REG_SP].kind;
+  if (spk == CFI_UNSPEC || spk == CFI_SAME) {
+    next->v[UNW_REG_SP] = cfa;
+    next->known[UNW_REG_SP] = true;
+  } else if ((s = eval_rule(&row, UNW_REG_SP, cur, cfa, st, next)) != UNW_NSTATUS) {
+    return s;
+  } else if (!next->known[UNW_REG_SP]) {
+    return UNW_TRUNC_STACK;
+  }
   next->v[CFI_COL_PC] = next->v[row.ra];
   next->known[CFI_COL_PC] = next->known[row.ra];
   if (!next->known[CFI_COL_PC]) return UNW_TRUNC_REG;

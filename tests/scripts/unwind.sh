@@ -2,7 +2,7 @@
 # The DWARF unwinder on real Alpha programs: each tests/unwind/NAME.c is built
 # dynamic and static (-O2, with CFI as GCC emits it) into $BUILD/unwind/, and
 # $BUILD/unit/test_unwind runs them on the functional machine, sampling every
-# 97th instruction and comparing each unwind with the true call stack (see
+# 211th instruction and comparing each unwind with the true call stack (see
 # tests/unit/test_unwind.c). Needs alpha-linux-gnu-gcc and the Alpha sysroot.
 set -u
 . "$(dirname "$0")/../lib/common.bash"

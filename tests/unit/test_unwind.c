@@ -36,7 +36,8 @@ static size_t cie(struct buf *b, const uint8_t *ins, size_t nins)
   size_t at = b->n;
   uint8_t body[64] = { 0, 0, 0, 0, 1, 'z', 'R', 0, 4, 0x78, 26, 1, 0x1b, DW_CFA_def_cfa_register, 30 };
   size_t n = 15;
-  memcpy(body + n, ins, nins); n += nins;
+  if (nins) memcpy(body + n, ins, nins);
+  n += nins;
   while ((n + 4) % 8) body[n++] = DW_CFA_nop;
   put32(b, (uint32_t)n);
   put(b, body, n);
@@ -55,7 +56,8 @@ static void fde(struct buf *b, size_t cie_at, uint32_t lo, uint32_t len, const u
   memcpy(body + n, &rel, 4); n += 4;
   memcpy(body + n, &len, 4); n += 4;
   body[n++] = 0;                               /* augmentation length */
-  memcpy(body + n, ins, nins); n += nins;
+  if (nins) memcpy(body + n, ins, nins);
+  n += nins;
   while ((n + 4) % 8) body[n++] = DW_CFA_nop;
   put32(b, (uint32_t)n);
   put(b, body, n);
@@ -81,12 +83,28 @@ static void fake_dso(struct unw *u)
   static const uint8_t f4[] = { 0x3f };
   static const uint8_t f5[] = { DW_CFA_offset | 26, 0 };
   static const uint8_t f6[] = { DW_CFA_def_cfa_sf, 30, 2 };
+  /* F8: ra at a factored offset of 2^62 + 1 (times -8 overflows int64_t). */
+  static const uint8_t f8[] = { DW_CFA_offset | 26, 0x81, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                0x80, 0x80, 0x40 };
   fde(&b, c1, 0x1000, 0x100, f1, sizeof f1);
   fde(&b, c1, 0x2000, 0x100, f2, sizeof f2);
   fde(&b, c2, 0x3000, 0x100, NULL, 0);
   fde(&b, c1, 0x4000, 0x100, f4, sizeof f4);
   fde(&b, c1, 0x5000, 0x100, f5, sizeof f5);
   fde(&b, c1, 0x6000, 0x100, f6, sizeof f6);
+  fde(&b, c1, 0x8000, 0x100, f8, sizeof f8);
+  /* F7: a signal frame (CIE "zRS", return column 64 = pc) whose saved pc,
+   * ra and sp lie at cfa+16, +24, +32, as glibc's restorer describes the
+   * sigcontext. */
+  size_t at = b.n;
+  static const uint8_t c3[] = { 0, 0, 0, 0, 1, 'z', 'R', 'S', 0, 4, 0x78, 64, 1, 0x1b,
+                                DW_CFA_def_cfa_register, 30,
+                                DW_CFA_offset_extended_sf, 64, 0x7e,
+                                DW_CFA_offset_extended_sf, 26, 0x7d,
+                                DW_CFA_offset_extended_sf, 30, 0x7c, DW_CFA_nop };
+  put32(&b, sizeof c3);
+  put(&b, c3, sizeof c3);
+  fde(&b, at, 0x7000, 0x100, NULL, 0);
   put32(&b, 0);
   CHECK_EQ_U64(unw_dso_add(u, "fake", b.b, b.n, EH_VADDR, NULL, 0, 0), 0, "fake: unw_dso_add");
 }
@@ -181,6 +199,20 @@ static void test_synthetic(void)
   put64(st, 0, 0);
   run(u, BIAS + 0x1050, no_fp, r, st, sizeof st, 64, &res);
   CHECK(res.status == UNW_COMPLETE && res.n == 1, "synthetic: return address 0 ends the chain");
+  /* A return address at (2^62 + 1) * -8 from the CFA: a clear truncation. */
+  run(u, BIAS + 0x8010, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_TRUNC_STACK && res.n == 1, "synthetic: a huge factored offset is outside the dump");
+  /* Through a signal frame: the interrupted pc is F1's first instruction
+   * (looked up as it is: pc - 4 has no FDE), its ra comes from the
+   * sigcontext, and the interrupted sp too. */
+  memset(st, 0, sizeof st);
+  put64(st, 16, BIAS + 0x1000);
+  put64(st, 24, BIAS + 0x3040);
+  put64(st, 32, SP + 128);
+  run(u, BIAS + 0x7010, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_COMPLETE && res.n == 3 && res.pc[1] == BIAS + 0x1000 &&
+        res.pc[2] == BIAS + 0x3040, "synthetic: through a signal frame (%s, n %u)",
+        unw_status_str(res.status), res.n);
   struct unw_regs none = { .mask = 0 };
   unw_unwind(u, &none, NULL, fake_map, NULL, 64, &res);
   CHECK(res.status == UNW_TRUNC_REG && res.n == 0, "synthetic: no PC sampled: nothing");
@@ -203,6 +235,8 @@ struct probe {
   int depth;
   bool overflow;
   uint64_t icount, every;
+  uint64_t prev_pc;              /* the last instruction, if it was a callsys */
+  bool prev_callsys, exec_seen;
   uint8_t stack[DUMP];
   /* results, per register mask: [0] r0-r30 sampled, [1] without r9-r15 */
   uint64_t samples[2], complete[2], trunc[2][UNW_NSTATUS], wrong[2], frames[2];
@@ -223,7 +257,7 @@ static bool probe_map(void *ctx, uint64_t addr, struct unw_map *m)
 static void probe_task(void *ctx, const struct task_event *e)
 {
   struct probe *p = ctx;
-  if (e->kind == TEV_EXEC) { p->nmap = 0; p->depth = 0; }
+  if (e->kind == TEV_EXEC) { p->nmap = 0; p->depth = 0; p->exec_seen = true; }
   if (e->kind != TEV_MMAP || p->nmap == MAXMAP) return;
   p->map[p->nmap].start = e->addr;
   p->map[p->nmap].end = e->addr + e->len;
@@ -248,7 +282,7 @@ static void probe_sample(struct probe *p, struct task *t, uint64_t pc, int k, ui
   bool ok = res.n >= 1 && res.n <= (unsigned)p->depth + 1;
   for (unsigned i = 1; ok && i < res.n; i++) ok = res.pc[i] == p->shadow[p->depth - i];
   if (ok && res.status == UNW_COMPLETE) ok = res.n == (unsigned)p->depth + 1;
-  if (getenv("UNWIND_DEBUG") && k == 0 && (!ok || res.status != UNW_COMPLETE)) {
+  if (getenv("UNWIND_DEBUG") && k == atoi(getenv("UNWIND_DEBUG")) && (!ok || res.status != UNW_COMPLETE)) {
     printf("debug: %s %s depth %d:", ok ? "ok" : "WRONG", unw_status_str(res.status), p->depth);
     for (unsigned i = 0; i < res.n; i++) printf(" %" PRIx64, res.pc[i]);
     printf(" | true %" PRIx64, pc);
@@ -271,6 +305,22 @@ static bool probe_before(void *ctx, const struct uarch_insn *ui)
   struct task *t = p->os->current;
   if (!t) return false;
   uint32_t w = ui->d->raw, op = w >> 26, ra = (w >> 21) & 31, rb = (w >> 16) & 31;
+  /* After a callsys the next pc is the one after it, unless a signal was
+   * delivered (the handler runs with ra = the restorer: the true stack gains
+   * the interrupted pc and the restorer) or sigreturn resumes (back to the
+   * interrupted pc: both go). */
+  if (p->prev_callsys && !p->exec_seen && ui->pc != p->prev_pc + 4) {
+    int i = p->depth;
+    while (i-- > 0 && p->shadow[i] != ui->pc) {}
+    if (i >= 0) p->depth = i;
+    else if (p->depth + 2 <= SHADOW) {
+      p->shadow[p->depth++] = p->prev_pc + 4;
+      p->shadow[p->depth++] = t->ctx.r[26];
+    }
+  }
+  p->prev_callsys = w == 0x83;       /* call_pal callsys */
+  p->prev_pc = ui->pc;
+  p->exec_seen = false;
   if (++p->icount % p->every == 0 && !p->overflow && p->depth > 0) {
     /* The dump: from sp to the stack's top, at most DUMP bytes. */
     uint64_t sp = t->ctx.r[30], size = sp < GUEST_STACK_TOP ? GUEST_STACK_TOP - sp : 0;
@@ -298,7 +348,7 @@ static void test_program(const char *sysroot, const char *path)
   struct os_opts oo = { .sysroot = sysroot, .seed = 1 };
   p->os = os_create(&oo);
   p->u = unw_create(NULL);
-  p->every = 97;
+  p->every = 211;
   p->os->hooks.task = probe_task;
   p->os->hooks.ctx = p;
   struct cpu_timing hook = { probe_before, p };

@@ -12,11 +12,13 @@ __attribute__((noinline)) void f3(char *buf, int n) { char *p = __builtin_alloca
 __attribute__((noinline)) void f2(char *b, int n) { f3(b, n); sink++; }
 __attribute__((noinline)) void f1(char *b, int n) { f2(b, n + 1); sink++; }
 int main(int argc, char **argv) {
-  int a[200]; char buf[64];
-  for (int i = 0; i < 200; i++) a[i] = (i * 7919) % 211;
-  qsort(a, 200, sizeof a[0], cmp);
-  for (int i = 0; i < 20; i++) sink += rec(30 + argc);
-  f1(buf, 100 + argc);
+  int a[1000]; char buf[64];
+  for (int round = 0; round < 10; round++) {
+    for (int i = 0; i < 1000; i++) a[i] = (i * 7919 + round) % 1009;
+    qsort(a, 1000, sizeof a[0], cmp);
+    for (int i = 0; i < 20; i++) sink += rec(30 + argc);
+    f1(buf, 100 + argc + round);
+  }
   sink += buf[0];
   return 0;
 }
