@@ -41,7 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   size_t cfi_len = h.cfi_len < size ? h.cfi_len : size;
   /* Copies, so that ASan sees reads past either end. */
   uint8_t *cfi = malloc(cfi_len + 1), *stack = malloc(size - cfi_len + 1);
-  struct unw *u = unw_create(NULL);
+  /* One unwinder for the whole run, as a tool keeps one: each input replaces
+   * the two DSOs, which must empty the row cache of the previous ones. */
+  static struct unw *u;
+  if (!u) u = unw_create(NULL);
   if (!cfi || !stack || !u) abort();
   memcpy(cfi, data, cfi_len);
   memcpy(stack, data + cfi_len, size - cfi_len);
@@ -63,7 +66,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       abort();
     regs.r[UNW_REG_PC] ^= DF_BASE;            /* then from the other DSO */
   }
-  unw_destroy(u);
   free(cfi);
   free(stack);
   return 0;

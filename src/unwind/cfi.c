@@ -271,7 +271,7 @@ static int64_t fac(uint64_t v, int64_t align)
 static bool set_rule(struct cfi_row *row, uint64_t reg, uint8_t kind, int64_t n, uint32_t len)
 {
   if (reg >= CFI_NCOLS) return true;        /* a column we do not track */
-  row->reg[reg] = (struct cfi_rule){ kind, n, len };
+  row->reg[reg] = (struct cfi_rule){ n, len, kind };
   return true;
 }
 

@@ -39,9 +39,9 @@ enum cfi_rule_kind {
 };
 
 struct cfi_rule {
-  uint8_t kind;               /* enum cfi_rule_kind */
   int64_t n;                  /* offset, register, or the expression's offset in its section */
   uint32_t len;               /* expression length */
+  uint8_t kind;               /* enum cfi_rule_kind */
 };
 
 /* The rules at one address. */

@@ -27,16 +27,28 @@ struct dso {
   size_t file_len;
 };
 
+#define ROW_CACHE 1024
+
+struct row_ent {
+  bool valid;
+  uint32_t dso;                /* index in unw.dso */
+  uint64_t vpc;
+  enum unw_status state;       /* UNW_NSTATUS: row holds the rules */
+  struct cfi_row row;
+};
+
 struct unw {
   char *symfs;
   struct dso *dso;
   size_t n, cap;
+  struct row_ent *rows;        /* ROW_CACHE entries; emptied when a DSO changes or moves */
 };
 
 struct unw *unw_create(const char *symfs)
 {
   struct unw *u = calloc(1, sizeof *u);
   if (!u) return NULL;
+  if (!(u->rows = calloc(ROW_CACHE, sizeof *u->rows))) { free(u); return NULL; }
   if (symfs && *symfs && !(u->symfs = strdup(symfs))) { free(u); return NULL; }
   return u;
 }
@@ -55,6 +67,7 @@ void unw_destroy(struct unw *u)
   if (!u) return;
   for (size_t i = 0; i < u->n; i++) dso_free(&u->dso[i]);
   free(u->dso);
+  free(u->rows);
   free(u->symfs);
   free(u);
 }
@@ -69,6 +82,7 @@ static struct dso *dso_lookup(struct unw *u, const char *path)
 /* A new, empty cache slot for path (or the existing one, emptied). */
 static struct dso *dso_slot(struct unw *u, const char *path)
 {
+  for (size_t i = 0; i < ROW_CACHE; i++) u->rows[i].valid = false;   /* rows point into DSOs */
   struct dso *d = dso_lookup(u, path);
   if (d) {
     dso_free(d);
@@ -249,6 +263,30 @@ static bool in_entry_code(const struct dso *d, uint64_t vpc)
   return vpc - d->entry < 0x1000;
 }
 
+/* What the CFI says at vpc of d: the row, or how the chain ends there. */
+static void row_compute(const struct dso *d, uint64_t vpc, struct row_ent *e)
+{
+  const struct cfi_fde *f = cfi_find(&d->ix, vpc);
+  if (!f) e->state = in_entry_code(d, vpc) ? UNW_COMPLETE : UNW_TRUNC_NOCFI;
+  else if (d->entry && d->entry >= f->lo && d->entry < f->hi) e->state = UNW_COMPLETE;  /* _start */
+  else if (!cfi_row_at(&d->ix, f, vpc, &e->row)) e->state = UNW_TRUNC_BADCFI;
+  else if (e->row.reg[e->row.ra].kind == CFI_UNDEF) e->state = UNW_COMPLETE;
+  else e->state = UNW_NSTATUS;
+}
+
+/* The cached row for vpc of d: samples return to the same call sites over
+ * and over, and running the CFI is most of a step's cost. */
+static const struct row_ent *row_lookup(struct unw *u, struct dso *d, uint64_t vpc)
+{
+  uint32_t di = (uint32_t)(d - u->dso);
+  uint64_t h = (vpc >> 2) * 0x9e3779b97f4a7c15ull + di;
+  struct row_ent *e = &u->rows[(h >> 40) % ROW_CACHE];
+  if (e->valid && e->dso == di && e->vpc == vpc) return e;
+  row_compute(d, vpc, e);
+  e->valid = true; e->dso = di; e->vpc = vpc;
+  return e;
+}
+
 /* The registers of one frame, by DWARF column. */
 struct frame {
   uint64_t v[CFI_NCOLS];
@@ -268,11 +306,11 @@ static bool stack_read(void *ctx, uint64_t addr, uint64_t *val)
   return true;
 }
 
-/* Registers the Alpha ABI preserves across calls (r9-r15, the gp is reloaded
+/* Registers the Alpha ABI preserves across calls (r9-r15; the gp is reloaded
  * by the caller but kept for expressions): with no rule they keep their value. */
 static bool callee_saved(unsigned col)
 {
-  return (col >= 9 && col <= 15) || col == UNW_REG_GP || (col >= 34 && col <= 41);
+  return (col >= 9 && col <= 15) || col == UNW_REG_GP;
 }
 
 /* How one step failed, or UNW_NSTATUS when it succeeded. */
@@ -341,42 +379,43 @@ static enum unw_status step(struct unw *u, const struct frame *cur, uint64_t loo
   struct dso *d = dso_get(u, m.path);
   if (!d || d->no_cfi) return UNW_TRUNC_NOCFI;
   uint64_t vpc = to_vaddr(d, &m, lookup_pc);
-  const struct cfi_fde *f = cfi_find(&d->ix, vpc);
-  if (!f) return in_entry_code(d, vpc) ? UNW_COMPLETE : UNW_TRUNC_NOCFI;
-  if (d->entry && d->entry >= f->lo && d->entry < f->hi) return UNW_COMPLETE;   /* _start */
-  struct cfi_row row;
-  if (!cfi_row_at(&d->ix, f, vpc, &row)) return UNW_TRUNC_BADCFI;
-  if (row.reg[row.ra].kind == CFI_UNDEF) return UNW_COMPLETE;
-  if (!at_call && !row.cfa_expr && row.cfa_reg == 15 && fp_reloaded(d, vpc)) return UNW_TRUNC_BADCFI;
+  const struct row_ent *e = row_lookup(u, d, vpc);
+  if (e->state != UNW_NSTATUS) return e->state;
+  const struct cfi_row *row = &e->row;
+  if (!at_call && !row->cfa_expr && row->cfa_reg == 15 && fp_reloaded(d, vpc)) return UNW_TRUNC_BADCFI;
   uint64_t cfa;
-  enum unw_status s = eval_cfa(&row, cur, st, &cfa);
+  enum unw_status s = eval_cfa(row, cur, st, &cfa);
   if (s != UNW_NSTATUS) return s;
-  memset(next, 0, sizeof *next);
-  for (unsigned col = 0; col < CFI_NCOLS; col++) {
-    if (col == 31 || col == UNW_REG_SP) continue;
-    s = eval_rule(&row, col, cur, cfa, st, next);
+  memset(next->known, 0, sizeof next->known);
+  /* The integer registers and the pc column: FP registers never locate a
+   * frame, and are left unknown. */
+  for (unsigned col = 0; col < CFI_NCOLS; col = col == 30 ? CFI_COL_PC : col + 1) {
+    if (col == UNW_REG_SP) continue;
+    s = eval_rule(row, col, cur, cfa, st, next);
     if (s != UNW_NSTATUS) return s;
   }
+  next->v[31] = 0;
+  next->known[31] = true;
   /* The caller's sp is the CFA, unless the CFI says where it is (signal
    * frames: the interrupted sp is in the sigcontext). */
-  uint8_t spk = row.reg[UNW_REG_SP].kind;
+  uint8_t spk = row->reg[UNW_REG_SP].kind;
   if (spk == CFI_UNSPEC || spk == CFI_SAME) {
     next->v[UNW_REG_SP] = cfa;
     next->known[UNW_REG_SP] = true;
-  } else if ((s = eval_rule(&row, UNW_REG_SP, cur, cfa, st, next)) != UNW_NSTATUS) {
+  } else if ((s = eval_rule(row, UNW_REG_SP, cur, cfa, st, next)) != UNW_NSTATUS) {
     return s;
   } else if (!next->known[UNW_REG_SP]) {
     return UNW_TRUNC_STACK;
   }
-  next->v[CFI_COL_PC] = next->v[row.ra];
-  next->known[CFI_COL_PC] = next->known[row.ra];
+  next->v[CFI_COL_PC] = next->v[row->ra];
+  next->known[CFI_COL_PC] = next->known[row->ra];
   if (!next->known[CFI_COL_PC]) return UNW_TRUNC_REG;
   /* At a call the return address register holds that call's own return
    * address: CFI that still finds the caller's there is wrong. */
-  uint8_t k = row.reg[row.ra].kind;
+  uint8_t k = row->reg[row->ra].kind;
   if (at_call && (k == CFI_UNSPEC || k == CFI_SAME) && next->v[CFI_COL_PC] == cur->v[CFI_COL_PC])
     return UNW_TRUNC_LOOP;
-  *signal = row.signal;
+  *signal = row->signal;
   return UNW_NSTATUS;
 }
 

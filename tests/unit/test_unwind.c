@@ -19,6 +19,7 @@
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- hand-made CFI ---- */
 
@@ -235,12 +236,14 @@ struct probe {
   int depth;
   bool overflow;
   uint64_t icount, every;
+  uint64_t dump;                 /* stack bytes copied: DUMP, or $UNWIND_DUMP (perf's default: 8192) */
   uint64_t prev_pc;              /* the last instruction, if it was a callsys */
   bool prev_callsys, exec_seen;
   uint8_t stack[DUMP];
   /* results, per register mask: [0] r0-r30 sampled, [1] without r9-r15 */
   uint64_t samples[2], complete[2], trunc[2][UNW_NSTATUS], wrong[2], frames[2];
   uint64_t first_wrong_pc;
+  uint64_t ns[2];                /* host time in unw_unwind: a figure, never checked */
 };
 
 static bool probe_map(void *ctx, uint64_t addr, struct unw_map *m)
@@ -276,7 +279,11 @@ static void probe_sample(struct probe *p, struct task *t, uint64_t pc, int k, ui
   regs.r[UNW_REG_PC] = pc;
   struct unw_stack st = { p->stack, t->ctx.r[30], size };
   struct unw_result res;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   unw_unwind(p->u, &regs, &st, probe_map, p, UNW_MAX_DEPTH, &res);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  p->ns[k] += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
   p->samples[k]++;
   p->frames[k] += res.n;
   bool ok = res.n >= 1 && res.n <= (unsigned)p->depth + 1;
@@ -324,7 +331,7 @@ static bool probe_before(void *ctx, const struct uarch_insn *ui)
   if (++p->icount % p->every == 0 && !p->overflow && p->depth > 0) {
     /* The dump: from sp to the stack's top, at most DUMP bytes. */
     uint64_t sp = t->ctx.r[30], size = sp < GUEST_STACK_TOP ? GUEST_STACK_TOP - sp : 0;
-    if (size > DUMP) size = DUMP;
+    if (size > p->dump) size = p->dump;
     if (mm_read(t->mm, sp, p->stack, size, false) != 0) size = 0;
     const uint64_t all = (1ull << 31) - 1, sampleable = all & ~0xfe00ull;
     probe_sample(p, t, ui->pc, 0, all, size);
@@ -349,6 +356,8 @@ static void test_program(const char *sysroot, const char *path)
   p->os = os_create(&oo);
   p->u = unw_create(NULL);
   p->every = 211;
+  p->dump = getenv("UNWIND_DUMP") ? strtoull(getenv("UNWIND_DUMP"), NULL, 0) : DUMP;
+  if (p->dump > DUMP) p->dump = DUMP;
   p->os->hooks.task = probe_task;
   p->os->hooks.ctx = p;
   struct cpu_timing hook = { probe_before, p };
@@ -366,9 +375,10 @@ static void test_program(const char *sysroot, const char *path)
   for (int k = 0; k < 2; k++) {
     const char *what = k ? "r9-r15 not sampled" : "r0-r30 sampled";
     uint64_t n = p->samples[k];
-    printf("unwind %s (%s): %" PRIu64 " samples, %" PRIu64 " complete (%.1f%%), %.1f frames/sample;"
-           " truncated:", name, what, n, p->complete[k], n ? 100.0 * p->complete[k] / n : 0.0,
-           n ? (double)p->frames[k] / n : 0.0);
+    printf("unwind %s (%s): %" PRIu64 " samples, %" PRIu64 " complete (%.1f%%), %.1f frames/sample,"
+           " %.1f us/sample; truncated:", name, what, n, p->complete[k],
+           n ? 100.0 * p->complete[k] / n : 0.0, n ? (double)p->frames[k] / n : 0.0,
+           n ? p->ns[k] / 1000.0 / n : 0.0);
     for (int s = 1; s < UNW_NSTATUS; s++)
       if (p->trunc[k][s]) printf(" %s %" PRIu64, unw_status_str(s), p->trunc[k][s]);
     printf("\n");
