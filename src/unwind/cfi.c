@@ -117,7 +117,7 @@ static bool parse_cie(const struct cfi_sec *s, size_t off, struct cie *ci)
     return false;
   c.end = end;
   memset(ci, 0, sizeof *ci);
-  ci->fde_enc = s->eh ? DW_EH_PE_absptr : DW_EH_PE_absptr;
+  ci->fde_enc = DW_EH_PE_absptr;      /* .debug_frame, and "eh" CIEs without 'R' */
   unsigned version = (unsigned)rd_le(&c, 1);
   if (version != 1 && version != 3 && version != 4) return false;
   const char *aug = (const char *)s->data + c.pos;

@@ -198,7 +198,10 @@ static uint64_t to_vaddr(const struct dso *d, const struct unw_map *m, uint64_t 
 {
   uint64_t base = m->pgoff;                /* where the file offset pgoff lies */
   for (int i = 0; i < d->nload; i++)
-    if (m->pgoff >= (d->load[i].off & ~0xffffull) && m->pgoff - d->load[i].off < d->load[i].filesz + 0x10000) {
+    /* The segment whose file bytes (rounded down to its alignment, 64 KB at
+     * most on Alpha) hold pgoff: link-time address of file offset x is
+     * vaddr - off + x there. */
+    if (m->pgoff >= (d->load[i].off & ~0xffffull) && m->pgoff < d->load[i].off + d->load[i].filesz) {
       base = d->load[i].vaddr - d->load[i].off + m->pgoff;
       break;
     }
@@ -423,7 +426,7 @@ void unw_unwind(struct unw *u, const struct unw_regs *regs, const struct unw_sta
                 unw_find_map_fn find_map, void *ctx, unsigned max_depth, struct unw_result *res)
 {
   struct frame fr[2];
-  memset(&fr[0], 0, sizeof fr[0]);
+  memset(fr, 0, sizeof fr);          /* a step copies unknown values along too */
   res->n = 0;
   res->status = UNW_TRUNC_REG;
   if (!(regs->mask & (1ull << UNW_REG_PC))) return;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The DWARF unwinder on real Alpha programs: each tests/unwind/NAME.c is built
-# dynamic and static (-O2, with CFI as GCC emits it) into $BUILD/unwind/, and
+# dynamic, static and as a PIE (-O2, CFI as GCC emits it) into $BUILD/unwind/, and
 # $BUILD/unit/test_unwind runs them on the functional machine, sampling every
 # 211th instruction and comparing each unwind with the true call stack (see
 # tests/unit/test_unwind.c). Needs alpha-linux-gnu-gcc and the Alpha sysroot.
@@ -18,10 +18,11 @@ fi
 progs=()
 for src in tests/unwind/*.c; do
   name=$(basename "$src" .c)
-  for v in dyn static; do
+  for v in dyn static pie; do
     bin=$out/$name.$v
     if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-      flags=(); [ "$v" = static ] && flags=(-static -Wl,--no-relax)
+      flags=()
+      case $v in static) flags=(-static -Wl,--no-relax) ;; pie) flags=(-fPIE -pie) ;; esac
       if ! "$CC" -O2 "${flags[@]}" -o "$bin" "$src" 2>"$bin.log"; then
         echo "FAIL unwind/$name.$v: does not build: $(head -3 "$bin.log")"; continue
       fi
