@@ -8,7 +8,8 @@
 #include <unistd.h>
 volatile int sink;
 __attribute__((noinline)) int leaf(int x) { return x * 3 + sink; }
-__attribute__((noinline)) int rec(int n) { if (n == 0) return leaf(n); return rec(n - 1) + 1; }
+/* A call after the recursive one keeps GCC from turning it into a loop. */
+__attribute__((noinline)) int rec(int n) { if (n == 0) return leaf(n); int r = rec(n - 1); return leaf(r) + 1; }
 static int cmp(const void *a, const void *b) { int x = *(const int *)a, y = *(const int *)b; sink += leaf(x); return (x > y) - (x < y); }
 static void handler(int sig)
 {
