@@ -238,18 +238,34 @@ static bool writes_reg(uint32_t w, unsigned r)
 /* GCC's Alpha epilogues reload the frame pointer before they restore sp, yet
  * their CFI keeps the CFA on r15 until the ret: between the two, r15 holds
  * the caller's fp and the CFA from it would be wrong. Frame 0 can be there:
- * true when the straight-line code from vpc reaches a ret with no write to
+ * it is when the straight-line code from vpc reaches a ret with no write to
  * r15 first (at most 16 instructions; any branch ends the scan, trusting the
- * CFI). */
-static bool fp_reloaded(const struct dso *d, uint64_t vpc)
+ * CFI). The CFA is then the sp the ret will see: the code sets it once, with
+ * "lda $30, d($rb)" from a register it does not write before (*sp_reg = rb,
+ * *sp_disp = d; *sp_reg = 32 when it cannot tell). */
+static bool fp_reloaded(const struct dso *d, uint64_t vpc, unsigned *sp_reg, int32_t *sp_disp)
 {
+  uint32_t written = 0;            /* registers the code writes before the lda */
+  *sp_reg = 32;
   for (int i = 0; i < 16; i++) {
     uint32_t w;
     if (!dso_insn(d, vpc + 4u * (unsigned)i, &w)) return false;
-    unsigned op = w >> 26;
+    unsigned op = w >> 26, ra = (w >> 21) & 31, rb = (w >> 16) & 31;
     if (op == 0x1a) return ((w >> 14) & 3) == 2;      /* ret: r15 was not written */
     if (op >= 0x30 || op == 0x00) return false;       /* branches, call_pal */
     if (writes_reg(w, 15)) return false;
+    if (writes_reg(w, 30)) {
+      bool first = *sp_reg == 32 && written == 0;
+      *sp_reg = 33;                                    /* set more than once: unknown */
+      if (first && op == 0x08 && ra == 30 && !(written & (1u << rb)) && rb != 15) {
+        *sp_reg = rb;
+        *sp_disp = (int16_t)(w & 0xffff);
+      }
+      written |= 1u << 30;
+      continue;
+    }
+    for (unsigned r = 0; r < 31; r++)
+      if (writes_reg(w, r)) written |= 1u << r;
   }
   return false;
 }
@@ -385,10 +401,16 @@ static enum unw_status step(struct unw *u, const struct frame *cur, uint64_t loo
   const struct row_ent *e = row_lookup(u, d, vpc);
   if (e->state != UNW_NSTATUS) return e->state;
   const struct cfi_row *row = &e->row;
-  if (!at_call && !row->cfa_expr && row->cfa_reg == 15 && fp_reloaded(d, vpc)) return UNW_TRUNC_BADCFI;
   uint64_t cfa;
-  enum unw_status s = eval_cfa(row, cur, st, &cfa);
-  if (s != UNW_NSTATUS) return s;
+  unsigned sp_reg;
+  int32_t sp_disp = 0;
+  enum unw_status s;
+  if (!at_call && !row->cfa_expr && row->cfa_reg == 15 && fp_reloaded(d, vpc, &sp_reg, &sp_disp)) {
+    if (sp_reg >= 31 || !cur->known[sp_reg]) return UNW_TRUNC_BADCFI;
+    cfa = cur->v[sp_reg] + (uint64_t)(int64_t)sp_disp;
+  } else if ((s = eval_cfa(row, cur, st, &cfa)) != UNW_NSTATUS) {
+    return s;
+  }
   memset(next->known, 0, sizeof next->known);
   /* The integer registers and the pc column: FP registers never locate a
    * frame, and are left unknown. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The DWARF unwinder on real Alpha programs: each tests/unwind/NAME.c is built
-# dynamic, static and as a PIE (-O2, CFI as GCC emits it) into $BUILD/unwind/, and
+# dynamic, static and as a PIE (-O2, CFI as GCC emits it), and calls.c also at
+# -O0 (every function with a frame pointer), into $BUILD/unwind/, and
 # $BUILD/unit/test_unwind runs them on the functional machine, sampling every
 # 211th instruction and comparing each unwind with the true call stack (see
 # tests/unit/test_unwind.c). Needs alpha-linux-gnu-gcc and the Alpha sysroot.
@@ -30,4 +31,9 @@ for src in tests/unwind/*.c; do
     progs+=("$bin")
   done
 done
-"$BUILD/unit/test_unwind" "$sysroot" "${progs[@]}"
+# -O0: r15 is the CFA register everywhere, which perf cannot sample.
+bin=$out/calls.O0
+if [ ! -x "$bin" ] || [ tests/unwind/calls.c -nt "$bin" ]; then
+  "$CC" -O0 -o "$bin" tests/unwind/calls.c 2>"$bin.log" || echo "FAIL unwind/calls.O0: does not build"
+fi
+"$BUILD/unit/test_unwind" "$sysroot" "${progs[@]}" -m40 "$bin"
