@@ -214,6 +214,33 @@ static void test_synthetic(void)
   CHECK(res.status == UNW_COMPLETE && res.n == 3 && res.pc[1] == BIAS + 0x1000 &&
         res.pc[2] == BIAS + 0x3040, "synthetic: through a signal frame (%s, n %u)",
         unw_status_str(res.status), res.n);
+  /* The same F1 <- F3 through .debug_frame (CIE id ~0, absolute addresses,
+   * no augmentation) of DSO "df". */
+  struct buf df = { .n = 0 };
+  static const uint8_t dcie[] = { 0xff, 0xff, 0xff, 0xff, 1, 0, 4, 0x78, 26,
+                                  DW_CFA_def_cfa_register, 30, DW_CFA_nop };
+  put32(&df, sizeof dcie);
+  put(&df, dcie, sizeof dcie);
+  static const uint8_t dfde[] = { 0, 0, 0, 0,                          /* CIE at offset 0 */
+                                  0x00, 0x10, 0, 0, 0, 0, 0, 0,        /* 0x1000 */
+                                  0x00, 0x01, 0, 0, 0, 0, 0, 0,        /* + 0x100 */
+                                  DW_CFA_advance_loc | 2, DW_CFA_def_cfa_offset, 32,
+                                  DW_CFA_offset | 26, 4, DW_CFA_nop };
+  put32(&df, sizeof dfde);
+  put(&df, dfde, sizeof dfde);
+  static const uint8_t dfde3[] = { 0, 0, 0, 0, 0x00, 0x30, 0, 0, 0, 0, 0, 0, 0x00, 0x01, 0, 0, 0, 0, 0, 0,
+                                   DW_CFA_undefined, 26, DW_CFA_nop, DW_CFA_nop };
+  put32(&df, sizeof dfde3);
+  put(&df, dfde3, sizeof dfde3);
+  CHECK_EQ_U64(unw_dso_add(u, "fake", NULL, 0, 0, df.b, df.n, 0), 0, "debug_frame: unw_dso_add");
+  memset(st, 0, sizeof st);
+  put64(st, 0, BIAS + 0x3010);
+  run(u, BIAS + 0x1050, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_COMPLETE && res.n == 2 && res.pc[1] == BIAS + 0x3010,
+        "debug_frame: F1 <- F3 complete (%s, n %u)", unw_status_str(res.status), res.n);
+  run(u, BIAS + 0x2050, no_fp, r, st, sizeof st, 64, &res);
+  CHECK(res.status == UNW_TRUNC_NOCFI && res.n == 1,
+        "debug_frame: replacing the DSO dropped its .eh_frame rows (no F2 now)");
   struct unw_regs none = { .mask = 0 };
   unw_unwind(u, &none, NULL, fake_map, NULL, 64, &res);
   CHECK(res.status == UNW_TRUNC_REG && res.n == 0, "synthetic: no PC sampled: nothing");
