@@ -253,19 +253,27 @@ static void test_synthetic(void)
 #define MAXMAP 64
 #define SHADOW 4096
 #define DUMP   (64 * 1024)
+#define MAXTASK 16
+
+/* The true call stack of one thread. */
+struct shadow {
+  int tid;
+  uint64_t ret[SHADOW];          /* return addresses, outermost first */
+  int depth;
+  bool overflow;
+  uint64_t prev_pc;              /* the last instruction, if it was a callsys */
+  bool prev_callsys, exec_seen;
+};
 
 struct probe {
   struct os *os;
   struct unw *u;
   struct { uint64_t start, end, pgoff; char path[512]; } map[MAXMAP];
   int nmap;
-  uint64_t shadow[SHADOW];       /* return addresses, outermost first */
-  int depth;
-  bool overflow;
+  struct shadow *sh[MAXTASK];    /* per thread */
+  int nsh;
   uint64_t icount, every;
   uint64_t dump;                 /* stack bytes copied: DUMP, or $UNWIND_DUMP (perf's default: 8192) */
-  uint64_t prev_pc;              /* the last instruction, if it was a callsys */
-  bool prev_callsys, exec_seen;
   uint8_t stack[DUMP];
   /* results, per register mask: [0] r0-r30 sampled, [1] without r9-r15 */
   uint64_t samples[2], complete[2], trunc[2][UNW_NSTATUS], wrong[2], frames[2];
@@ -284,10 +292,26 @@ static bool probe_map(void *ctx, uint64_t addr, struct unw_map *m)
   return false;
 }
 
+/* The shadow of thread t (NULL when there are too many). */
+static struct shadow *shadow_of(struct probe *p, const struct task *t)
+{
+  for (int i = 0; i < p->nsh; i++)
+    if (p->sh[i]->tid == t->tid) return p->sh[i];
+  if (p->nsh == MAXTASK) return NULL;
+  struct shadow *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->tid = t->tid;
+  return p->sh[p->nsh++] = s;
+}
+
 static void probe_task(void *ctx, const struct task_event *e)
 {
   struct probe *p = ctx;
-  if (e->kind == TEV_EXEC) { p->nmap = 0; p->depth = 0; p->exec_seen = true; }
+  if (e->kind == TEV_EXEC) {
+    struct shadow *s = shadow_of(p, e->t);
+    p->nmap = 0;
+    if (s) { s->depth = 0; s->exec_seen = true; }
+  }
   if (e->kind != TEV_MMAP || p->nmap == MAXMAP) return;
   p->map[p->nmap].start = e->addr;
   p->map[p->nmap].end = e->addr + e->len;
@@ -298,8 +322,8 @@ static void probe_task(void *ctx, const struct task_event *e)
 
 /* Unwinds the state before the instruction at pc and checks it against the
  * shadow stack, with mask k. */
-static void probe_sample(struct probe *p, struct task *t, uint64_t pc, int k, uint64_t mask,
-                         uint64_t size)
+static void probe_sample(struct probe *p, const struct shadow *s, struct task *t, uint64_t pc,
+                         int k, uint64_t mask, uint64_t size)
 {
   struct unw_regs regs = { .mask = mask | (1ull << UNW_REG_PC) };
   memcpy(regs.r, t->ctx.r, 31 * sizeof regs.r[0]);
@@ -313,14 +337,14 @@ static void probe_sample(struct probe *p, struct task *t, uint64_t pc, int k, ui
   p->ns[k] += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
   p->samples[k]++;
   p->frames[k] += res.n;
-  bool ok = res.n >= 1 && res.n <= (unsigned)p->depth + 1;
-  for (unsigned i = 1; ok && i < res.n; i++) ok = res.pc[i] == p->shadow[p->depth - i];
-  if (ok && res.status == UNW_COMPLETE) ok = res.n == (unsigned)p->depth + 1;
+  bool ok = res.n >= 1 && res.n <= (unsigned)s->depth + 1;
+  for (unsigned i = 1; ok && i < res.n; i++) ok = res.pc[i] == s->ret[s->depth - i];
+  if (ok && res.status == UNW_COMPLETE) ok = res.n == (unsigned)s->depth + 1;
   if (getenv("UNWIND_DEBUG") && k == atoi(getenv("UNWIND_DEBUG")) && (!ok || res.status != UNW_COMPLETE)) {
-    printf("debug: %s %s depth %d:", ok ? "ok" : "WRONG", unw_status_str(res.status), p->depth);
+    printf("debug: %s %s depth %d:", ok ? "ok" : "WRONG", unw_status_str(res.status), s->depth);
     for (unsigned i = 0; i < res.n; i++) printf(" %" PRIx64, res.pc[i]);
     printf(" | true %" PRIx64, pc);
-    for (int i = p->depth; i-- > 0;) printf(" %" PRIx64, p->shadow[i]);
+    for (int i = s->depth; i-- > 0;) printf(" %" PRIx64, s->ret[i]);
     printf("\n");
   }
   if (!ok) {
@@ -337,41 +361,47 @@ static bool probe_before(void *ctx, const struct uarch_insn *ui)
 {
   struct probe *p = ctx;
   struct task *t = p->os->current;
-  if (!t) return false;
+  struct shadow *s = t ? shadow_of(p, t) : NULL;
+  if (!s) return false;
   uint32_t w = ui->d->raw, op = w >> 26, ra = (w >> 21) & 31, rb = (w >> 16) & 31;
   /* After a callsys the next pc is the one after it, unless a signal was
    * delivered (the handler runs with ra = the restorer: the true stack gains
    * the interrupted pc and the restorer) or sigreturn resumes (back to the
    * interrupted pc: both go). */
-  if (p->prev_callsys && !p->exec_seen && ui->pc != p->prev_pc + 4) {
-    int i = p->depth;
-    while (i-- > 0 && p->shadow[i] != ui->pc) {}
-    if (i >= 0) p->depth = i;
-    else if (p->depth + 2 <= SHADOW) {
-      p->shadow[p->depth++] = p->prev_pc + 4;
-      p->shadow[p->depth++] = t->ctx.r[26];
+  if (s->prev_callsys && !s->exec_seen && ui->pc != s->prev_pc + 4) {
+    int i = s->depth;
+    while (i-- > 0 && s->ret[i] != ui->pc) {}
+    if (i >= 0) s->depth = i;
+    else if (s->depth + 2 <= SHADOW) {
+      s->ret[s->depth++] = s->prev_pc + 4;
+      s->ret[s->depth++] = t->ctx.r[26];
     }
   }
-  p->prev_callsys = w == 0x83;       /* call_pal callsys */
-  p->prev_pc = ui->pc;
-  p->exec_seen = false;
-  if (++p->icount % p->every == 0 && !p->overflow && p->depth > 0) {
-    /* The dump: from sp to the stack's top, at most DUMP bytes. */
-    uint64_t sp = t->ctx.r[30], size = sp < GUEST_STACK_TOP ? GUEST_STACK_TOP - sp : 0;
-    if (size > p->dump) size = p->dump;
-    if (mm_read(t->mm, sp, p->stack, size, false) != 0) size = 0;
+  s->prev_callsys = w == 0x83;       /* call_pal callsys */
+  s->prev_pc = ui->pc;
+  s->exec_seen = false;
+  if (++p->icount % p->every == 0 && !s->overflow && s->depth > 0) {
+    /* The dump: from sp up, at most p->dump bytes, less where the stack's
+     * mapping ends (a thread's stack is not below GUEST_STACK_TOP). */
+    uint64_t sp = t->ctx.r[30], size = 0;
+    while (size < p->dump) {         /* page by page, up to the first unmapped one */
+      uint64_t chunk = GUEST_PAGE_SIZE - ((sp + size) & (GUEST_PAGE_SIZE - 1));
+      if (chunk > p->dump - size) chunk = p->dump - size;
+      if (mm_read(t->mm, sp + size, p->stack + size, chunk, false) != 0) break;
+      size += chunk;
+    }
     const uint64_t all = (1ull << 31) - 1, sampleable = all & ~0xfe00ull;
-    probe_sample(p, t, ui->pc, 0, all, size);
-    probe_sample(p, t, ui->pc, 1, sampleable, size);
+    probe_sample(p, s, t, ui->pc, 0, all, size);
+    probe_sample(p, s, t, ui->pc, 1, sampleable, size);
   }
   unsigned hint = (w >> 14) & 3;
   if ((op == 0x34 || (op == 0x1a && (hint == 1 || hint == 3))) && ra != 31) {
-    if (p->depth == SHADOW) p->overflow = true;
-    else p->shadow[p->depth++] = ui->pc + 4;
+    if (s->depth == SHADOW) s->overflow = true;
+    else s->ret[s->depth++] = ui->pc + 4;
   } else if (op == 0x1a && hint == 2) {
     uint64_t to = t->ctx.r[rb];
-    for (int i = p->depth; i-- > 0;)
-      if (p->shadow[i] == to) { p->depth = i; break; }
+    for (int i = s->depth; i-- > 0;)
+      if (s->ret[i] == to) { s->depth = i; break; }
   }
   return false;
 }
@@ -422,6 +452,7 @@ static void test_program(const char *sysroot, const char *path, unsigned min_sam
   p->os->log = stderr;
   os_destroy(p->os);
   unw_destroy(p->u);
+  for (int i = 0; i < p->nsh; i++) free(p->sh[i]);
   free(p);
 }
 
