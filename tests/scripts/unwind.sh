@@ -24,7 +24,7 @@ for src in tests/unwind/*.c; do
     if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
       flags=()
       case $v in static) flags=(-static -Wl,--no-relax) ;; pie) flags=(-fPIE -pie) ;; esac
-      if ! "$CC" -O2 "${flags[@]}" -o "$bin" "$src" 2>"$bin.log"; then
+      if ! "$CC" -O2 "${flags[@]}" -o "$bin" "$src" -lpthread 2>"$bin.log"; then
         echo "FAIL unwind/$name.$v: does not build: $(head -3 "$bin.log")"; continue
       fi
     fi

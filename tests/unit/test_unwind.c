@@ -432,8 +432,8 @@ static void test_program(const char *sysroot, const char *path, unsigned min_sam
   for (int k = 0; k < 2; k++) {
     const char *what = k ? "r9-r15 not sampled" : "r0-r30 sampled";
     uint64_t n = p->samples[k];
-    printf("unwind %s (%s): %" PRIu64 " samples, %" PRIu64 " complete (%.1f%%), %.1f frames/sample,"
-           " %.1f us/sample; truncated:", name, what, n, p->complete[k],
+    printf("unwind %s (%s, %d threads): %" PRIu64 " samples, %" PRIu64 " complete (%.1f%%), %.1f frames/sample,"
+           " %.1f us/sample; truncated:", name, what, p->nsh, n, p->complete[k],
            n ? 100.0 * p->complete[k] / n : 0.0, n ? (double)p->frames[k] / n : 0.0,
            n ? p->ns[k] / 1000.0 / n : 0.0);
     for (int s = 1; s < UNW_NSTATUS; s++)
