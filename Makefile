@@ -20,7 +20,7 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) -Isrc
 LDFLAGS += $(SANFLAGS) $(filter -O% -flto%,$(CFLAGS))
 LDLIBS  += -lm -lelf -ldw
 
-LAYERS  := util isa guest uarch pmu kernel machine perfdata tools
+LAYERS  := util isa guest uarch pmu kernel machine perfdata unwind tools
 SRCS    := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 LIBSRCS := $(filter-out src/tools/main.c,$(SRCS))
 OBJS    := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))
@@ -63,9 +63,11 @@ FUZZ_ISA   := $(wildcard src/util/*.c src/isa/*.c)
 FUZZ_GUEST := $(FUZZ_ISA) $(wildcard src/guest/*.c src/uarch/*.c src/pmu/*.c)
 FUZZ_PERFDATA := $(wildcard src/util/*.c src/perfdata/*.c)
 FUZZ_ATTR  := $(FUZZ_ISA) $(wildcard src/pmu/*.c src/kernel/*.c) src/guest/phys.c src/tools/events.c
+FUZZ_UNWIND := $(wildcard src/util/*.c src/unwind/*.c)
 FUZZ_HDRS  := $(wildcard src/*/*.h src/*/*.def)
 
-fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode build/fuzz/fuzz_perfdata build/fuzz/fuzz_attr
+fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode build/fuzz/fuzz_perfdata build/fuzz/fuzz_attr \
+      build/fuzz/fuzz_unwind
 
 build/fuzz/fuzz_elf: fuzz/fuzz_elf.c $(FUZZ_GUEST) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
@@ -82,6 +84,10 @@ build/fuzz/fuzz_perfdata: fuzz/fuzz_perfdata.c $(FUZZ_PERFDATA) $(FUZZ_HDRS)
 build/fuzz/fuzz_attr: fuzz/fuzz_attr.c $(FUZZ_ATTR) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_attr.c $(FUZZ_ATTR) -lm
+
+build/fuzz/fuzz_unwind: fuzz/fuzz_unwind.c $(FUZZ_UNWIND) $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_unwind.c $(FUZZ_UNWIND) -lelf
 
 fuzz-ci: fuzz
 	fuzz/ci.sh

@@ -8,6 +8,8 @@
 # tests/perfdata, fuzz_attr from event names. Each finding is replayed and compared with
 # fuzz/known-issues.tsv: known ones print as "KNOWN", new ones as "FAIL" with
 # the reproducer path and the sanitizer's stack. Exits 1 on any new finding.
+# fuzz_unwind starts from the .eh_frame of tests/unwind/calls.c and of ld.so,
+# with PCs in their functions.
 # Replay a reproducer with: build/fuzz/fuzz_NAME FILE. FUZZ_REPORT_ONLY=1
 # skips fuzzing and classifies the findings of the last run again.
 set -u
@@ -22,8 +24,9 @@ max_slow=2             # timeouts and ooms replayed per harness (each takes seco
 seeds=$out/seeds
 if [ "${FUZZ_REPORT_ONLY:-0}" != 1 ]; then
 rm -rf "$seeds" "$out/corpus" "$out/artifacts" "$out/replays"
-mkdir -p "$seeds/elf" "$seeds/decode" "$seeds/perfdata" "$seeds/attr" "$out/corpus/elf" \
-  "$out/corpus/decode" "$out/corpus/perfdata" "$out/corpus/attr" "$out/artifacts"
+mkdir -p "$seeds/elf" "$seeds/decode" "$seeds/perfdata" "$seeds/attr" "$seeds/unwind" \
+  "$out/corpus/elf" "$out/corpus/decode" "$out/corpus/perfdata" "$out/corpus/attr" \
+  "$out/corpus/unwind" "$out/artifacts"
 
 # ELF seeds: a few small guest programs, dynamic (static ones are 700 KB, too
 # big to mutate quickly); one also stripped, one as a PIE.
@@ -64,8 +67,31 @@ for spec in cycles cycles:p cycles:pp instructions:u cache-misses mbox-replays r
   printf '\011%s' "$spec" >"$seeds/attr/priv$i"
   i=$((i + 1))
 done
+# Unwind seeds (fuzz/fuzz_unwind.c's header, the .eh_frame, a stack of
+# words that point into the code and the stack): PCs 8 bytes into functions.
+unwind_seeds() {   # BINARY NAME
+  local t; t=$(mktemp)
+  "$objcopy" -O binary --only-section=.eh_frame "$1" "$t" 2>/dev/null || { rm -f "$t"; return; }
+  local vaddr; vaddr=$("${cc%gcc}readelf" -SW "$1" | awk '$2 == ".eh_frame" { print $4 }')
+  local i=0
+  for fn in $("${cc%gcc}nm" "$1" 2>/dev/null | awk '$2 ~ /^[Tt]$/ { print $1 }' | head -12) \
+            $("${cc%gcc}objdump" -d "$1" | awk '/bsr|jsr/ { sub(":", "", $1); print $1; if (++n == 6) exit }'); do
+    perl -e 'my ($f, $eh, $v, $pc, $m) = @ARGV; open my $h, "<:raw", $f or die; local $/; my $b = <$h>;
+      my $sp = 0x11fff0000; my $st = join "", map { pack "Q<", $_ % 3 ? hex($pc) + 4 * $_ : $sp + 64 * $_ } 0 .. 127;
+      print pack("V V Q< Q< Q< Q< Q< Q<", length $b, 64, hex($v), $m, hex($pc) + 8, $sp, hex($pc) + 0x40, $sp + 256), $b, $st' \
+      "$t" "$2" "$vaddr" "$fn" $((i % 2 ? 0xffffffff : 0x7fff01ff)) >"$seeds/unwind/$2-$i"
+    i=$((i + 1))
+  done
+  rm -f "$t"
+}
+if "$cc" -O2 -o "$seeds/unwind.calls" tests/unwind/calls.c 2>/dev/null; then
+  unwind_seeds "$seeds/unwind.calls" calls
+  rm -f "$seeds/unwind.calls"
+fi
+[ -f /usr/alpha-linux-gnu/lib/ld-linux.so.2 ] && unwind_seeds /usr/alpha-linux-gnu/lib/ld-linux.so.2 ldso
 echo "fuzz: seeds: $(ls "$seeds/elf" | wc -l) ELF files, $(ls "$seeds/decode" | wc -l) code runs," \
-  "$(ls "$seeds/perfdata" | wc -l) perf.data files, $(ls "$seeds/attr" | wc -l) events; ${secs}s per harness"
+  "$(ls "$seeds/perfdata" | wc -l) perf.data files, $(ls "$seeds/attr" | wc -l) events," \
+  "$(ls "$seeds/unwind" | wc -l) unwind inputs; ${secs}s per harness"
 fi
 
 # fuzz NAME: runs one harness in fork mode; the log goes to $out/NAME.log.
@@ -134,7 +160,7 @@ report() {
 
 fail=0
 pids=()
-for name in elf decode perfdata attr; do
+for name in elf decode perfdata attr unwind; do
   if [ ! -x "$out/fuzz_$name" ]; then
     echo "FAIL fuzz_$name: $out/fuzz_$name not built (make fuzz)"; fail=1; continue
   fi

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Layering (DESIGN.md): a lower layer never includes a higher one. Ranks:
 # util 0, isa 1, guest 2, uarch 3, pmu 4, kernel 5, machine 6, tools 7; perfdata is a
-# shared library (rank 4: usable by the kernel and the tools, using only util).
+# shared library (rank 4: usable by the kernel and the tools, using only util);
+# unwind (the DWARF unwinder) is another, for the tools, using only util.
 set -u
 cd "$(dirname "$0")/../.."
 rank() {
   case $1 in util) echo 0;; isa) echo 1;; guest) echo 2;; uarch) echo 3;; pmu) echo 4;;
-    perfdata) echo 4;; kernel) echo 5;; machine) echo 6;; tools) echo 7;; *) echo 99;; esac
+    perfdata) echo 4;; unwind) echo 4;; kernel) echo 5;; machine) echo 6;; tools) echo 7;; *) echo 99;; esac
 }
 bad=0
 for f in src/*/*.[ch]; do
@@ -16,7 +17,7 @@ for f in src/*/*.[ch]; do
     dep=${inc%%/*}
     [ "$dep" = "$layer" ] && continue
     d=$(rank "$dep")
-    if [ "$d" -gt "$r" ] || { [ "$layer" = perfdata ] && [ "$dep" != util ]; } || { [ "$layer" = pmu ] && [ "$dep" = perfdata ]; }; then
+    if [ "$d" -gt "$r" ] || { [ "$layer" = perfdata ] && [ "$dep" != util ]; } || { [ "$layer" = unwind ] && [ "$dep" != util ]; } || { [ "$layer" = pmu ] && [ "$dep" = perfdata ]; }; then
       echo "  $f includes $inc"
       bad=$((bad + 1))
     fi
