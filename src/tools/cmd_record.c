@@ -251,6 +251,14 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
   if (!o->nevents) o->events[o->nevents++] = "cycles:p";
   if (!o->mmap_pages) o->mmap_pages = RING_PAGES;
   if (!o->count && !o->freq) o->freq = 4000;
+  uint64_t max_rate = o->mo.perf.max_sample_rate ? o->mo.perf.max_sample_rate : 100000;
+  if (o->freq > max_rate) {
+    /* perf record lowers it (record_opts__config_freq) rather than fail. */
+    fprintf(stderr, "Maximum frequency rate (%llu Hz) exceeded, throttling from %llu Hz to %llu Hz.\n"
+                    "The limit can be raised with --max-sample-rate (kernel.perf_event_max_sample_rate).\n",
+            (unsigned long long)max_rate, (unsigned long long)o->freq, (unsigned long long)max_rate);
+    o->freq = max_rate;
+  }
   if (o->per_thread && (o->all_cpus || o->cpu_list)) {
     fprintf(stderr, "profileme record: --per-thread follows the workload's threads wherever they run; "
                     "it cannot be combined with -a or -C\n");
