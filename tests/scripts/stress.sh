@@ -85,7 +85,7 @@ else echo "FAIL stress/lost-reported: record said '$said' ($(tail -n 1 l.err)); 
 # The acceptance's system-wide record of the build workload with at least a
 # million samples (about 25 minutes here: STRESS_MILLION=1 to run it; the
 # figures are in docs/machine.md): make -j2 of workloads/build.mk at 4000
-# lines and four lua scripts, cycles:p every 2000 fetched instructions with
+# lines and four lua scripts, cycles:p every 1600 fetched instructions with
 # the sample rate limit raised. Every sample on the right task, comm and dso
 # (tests/lib/check-attribution.pl over Linux perf's script), every job with
 # samples, and the lost samples the kernel counted (none, with 64 pages)
@@ -96,7 +96,7 @@ if [ "${STRESS_MILLION:-0}" = 1 ]; then
   rm -rf million && mkdir million
   t0=$(date +%s)
   (cd million && exec env -i PATH=/usr/bin:/bin HOME=/home/guest LC_ALL=C "$PROFILEME" record -a --privileged \
-     --cpus 2 --switch-events -c 2000 --max-sample-rate 1000000 -o ../m.data -- "$rp/make.dyn" -s \
+     --cpus 2 --switch-events -c 1600 --max-sample-rate 1000000 -o ../m.data -- "$rp/make.dyn" -s \
      -f "$root/workloads/build.mk" -j2 LINES=4000 "SCRIPTS=closures strings numbers errors" \
      "LUA=$rp/lua.dyn" "BZ2=$rp/bzip2.dyn" "SHELL=$rp/dash.dyn" </dev/null >/dev/null 2>../m.err)
   st=$?
