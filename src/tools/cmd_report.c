@@ -357,6 +357,9 @@ static int run(struct report *rp, const char *input, const char *symfs)
   } else if ((e = session_run(&s, on_record, rp)) != 0) {
     fprintf(stderr, "profileme report: %s: %s\n", s.path, s.err);
   } else {
+    char warn[512];
+    session_lost_warnings(&s, warn, sizeof warn);
+    fputs(warn, stderr);
     if (rp->header) print_header_info(&s);
     else printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
     print_elided(rp);

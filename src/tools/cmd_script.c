@@ -298,6 +298,11 @@ int cmd_script(int argc, char **argv)
       fflush(stdout);
       fprintf(stderr, "profileme script: %s: %s\n", s.path, s.err);
       rc = 1;
+    } else {
+      char warn[512];
+      session_lost_warnings(&s, warn, sizeof warn);
+      fflush(stdout);
+      fputs(warn, stderr);
     }
   }
   session_close(&s);

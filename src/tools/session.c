@@ -68,6 +68,21 @@ static uint64_t rd64(const void *p)
   return v;
 }
 
+void session_lost_warnings(const struct session *s, char *buf, size_t len)
+{
+  int n = 0;
+  buf[0] = '\0';
+  if (s->nr_lost)
+    n = snprintf(buf, len, "Warning:\nProcessed %" PRIu64 " events and lost %" PRIu64 " chunks!\n\n"
+                 "Check IO/CPU overload!\n\n", s->nr_events, s->nr_lost);
+  if (n < 0 || (size_t)n >= len) return;
+  uint64_t all = s->nr_samples + s->lost;
+  /* perf warns from a drop rate above 5% of the samples (LOST_SAMPLES). */
+  if (all && (double)s->lost / (double)all > 0.05)
+    snprintf(buf + n, len - (size_t)n, "Warning:\nProcessed %" PRIu64 " samples and lost %3.2f%%!\n\n",
+             all, 100.0 * (double)s->lost / (double)all);
+}
+
 int session_run(struct session *s, session_fn fn, void *ctx)
 {
   const struct perf_event_header *h, *first = NULL;
@@ -78,7 +93,9 @@ int session_run(struct session *s, session_fn fn, void *ctx)
     if (!first) first = h;
     struct session_rec rec = { h, s->data_offset + (uint64_t)((const char *)h - (const char *)first), NULL, { 0 } };
     struct pd_sample smp;
+    s->nr_events++;
     if (h->type == PERF_RECORD_SAMPLE) {
+      s->nr_samples++;
       int e = pd_parse_sample(s->r, h, &smp, eb, sizeof eb);
       if (e) {
         snprintf(s->err, sizeof s->err, "%s", eb);
@@ -87,7 +104,7 @@ int session_run(struct session *s, session_fn fn, void *ctx)
       rec.sample = &smp;
       sym_resolve(s->m, smp.pid, smp.cpumode, smp.ip, &rec.loc);
     } else {
-      if (h->type == PERF_RECORD_LOST && h->size >= 24) s->lost += rd64((const char *)h + 16);
+      if (h->type == PERF_RECORD_LOST && h->size >= 24) { s->lost_events += rd64((const char *)h + 16); s->nr_lost++; }
       if (h->type == PERF_RECORD_LOST_SAMPLES && h->size >= 16) s->lost += rd64((const char *)h + 8);
       int e = sym_machine_record(s->m, h);
       if (e) {

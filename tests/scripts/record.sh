@@ -212,3 +212,15 @@ wait "$rp"; st=$?
 if [ "$st" = 130 ] && perf report -i int.data --stdio >/dev/null 2>int.err && ! grep -qiE 'fail|error|invalid|terminated' int.err; then
   echo "PASS record/sigint-valid-file: interrupted record (status 130) left a file perf reads"
 else echo "FAIL record/sigint-valid-file: status $st; $(head -c 200 int.err)"; fi
+
+# -F above kernel.perf_event_max_sample_rate: perf record lowers the
+# frequency to the limit with its message rather than fail with EINVAL, and
+# --max-sample-rate raises the limit (the attr in the file says which).
+freq_of() { perf evlist -v -i "$1" 2>/dev/null | sed -n 's/.*sample_freq }: \([0-9]*\).*/\1/p' | head -n 1; }
+"$PROFILEME" record -q -F 200000 -o f1.data -- "$out/branch_random" 20000 >/dev/null 2>f1.err; st1=$?
+"$PROFILEME" record -q -F 200000 --max-sample-rate 300000 -o f2.data -- "$out/branch_random" 20000 >/dev/null 2>f2.err; st2=$?
+f1=$(freq_of f1.data) f2=$(freq_of f2.data)
+if [ "$st1$st2" = 00 ] && [ "$f1" = 100000 ] && [ "$f2" = 200000 ] &&
+   grep -q '^Maximum frequency rate (100000 Hz) exceeded, throttling from 200000 Hz to 100000 Hz' f1.err && [ ! -s f2.err ]; then
+  echo "PASS record/freq-above-max-rate: -F 200000 lowered to 100000 with perf's message; 200000 under --max-sample-rate 300000"
+else echo "FAIL record/freq-above-max-rate: status $st1/$st2, freq $f1/$f2: $(head -c 200 f1.err)"; fi
