@@ -1258,10 +1258,13 @@ static void skip_read(struct scur *c, uint64_t rf)
   }
 }
 
-/* Skips `u64 abi; u64 regs[popcount(mask)]` (REGS_USER, REGS_INTR). */
-static void skip_regs(struct scur *c, uint64_t mask, const char *field)
+/* Reads `u64 abi; u64 regs[popcount(mask)]` (REGS_USER, REGS_INTR); the
+ * registers only when abi is not NONE. */
+static void take_regs(struct scur *c, uint64_t mask, const char *field, uint64_t *abi, const uint64_t **regs)
 {
-  if (take64(c, field)) take(c, (uint64_t)__builtin_popcountll(mask), 8, field);
+  *abi = take64(c, field);
+  *regs = NULL;
+  if (*abi) *regs = (const uint64_t *)take(c, (uint64_t)__builtin_popcountll(mask), 8, field);
 }
 
 /* Decodes the fields after the id-bearing ones, in perf_output_sample order. */
@@ -1286,19 +1289,27 @@ static void parse_tail(struct scur *c, const struct perf_event_attr *a, struct p
     if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) take64(c, "branch hw_idx");
     take(c, nr > UINT64_MAX / 3 ? UINT64_MAX : nr * 3, 8, "branch stack");
   }
-  if (st & PERF_SAMPLE_REGS_USER) skip_regs(c, a->sample_regs_user, "user regs");
+  if (st & PERF_SAMPLE_REGS_USER) {
+    s->user_mask = a->sample_regs_user;
+    take_regs(c, a->sample_regs_user, "user regs", &s->user_abi, &s->user_regs);
+  }
   if (st & PERF_SAMPLE_STACK_USER) {
     uint64_t size = take64(c, "user stack size");
     if (size) {
-      take(c, size, 1, "user stack");
-      take64(c, "user stack dyn_size");
+      s->stack = take(c, size, 1, "user stack");
+      s->stack_size = s->stack ? size : 0;
+      s->stack_dyn_size = take64(c, "user stack dyn_size");
+      if (s->stack_dyn_size > s->stack_size) c->bad = c->bad ? c->bad : "user stack dyn_size";
     }
   }
   if (st & PERF_SAMPLE_WEIGHT) s->weight = take64(c, "weight");
   if (st & PERF_SAMPLE_WEIGHT_STRUCT) s->weight = (uint32_t)take64(c, "weight");   /* var1_dw */
   if (st & PERF_SAMPLE_DATA_SRC) s->data_src = take64(c, "data_src");
   if (st & PERF_SAMPLE_TRANSACTION) take64(c, "transaction");
-  if (st & PERF_SAMPLE_REGS_INTR) skip_regs(c, a->sample_regs_intr, "interrupt regs");
+  if (st & PERF_SAMPLE_REGS_INTR) {
+    s->intr_mask = a->sample_regs_intr;
+    take_regs(c, a->sample_regs_intr, "interrupt regs", &s->intr_abi, &s->intr_regs);
+  }
   if (st & PERF_SAMPLE_PHYS_ADDR) take64(c, "phys_addr");
   if (st & PERF_SAMPLE_CGROUP) take64(c, "cgroup");
   if (st & PERF_SAMPLE_DATA_PAGE_SIZE) take64(c, "data_page_size");

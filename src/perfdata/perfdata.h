@@ -110,6 +110,15 @@ struct pd_sample {
   uint64_t callchain_nr;
   const void *raw;
   uint32_t raw_size;
+  /* REGS_USER and REGS_INTR: the abi (PERF_SAMPLE_REGS_ABI_*, 0 = none) and,
+   * unless it is 0, popcount(mask) values in ascending bit order of mask
+   * (the event's sample_regs_user / sample_regs_intr). */
+  uint64_t user_abi, user_mask, intr_abi, intr_mask;
+  const uint64_t *user_regs, *intr_regs;
+  /* STACK_USER: stack_size bytes copied from the user SP, of which the
+   * first stack_dyn_size are real (0/NULL without a dump). */
+  const uint8_t *stack;
+  uint64_t stack_size, stack_dyn_size;
 };
 /* Decodes a SAMPLE record (its event found by its id, or the single event).
  * weight is the full u64 for PERF_SAMPLE_WEIGHT, var1_dw for WEIGHT_STRUCT.

@@ -194,6 +194,7 @@ const char *session_record_name(uint32_t type)
 void sym_column(char level, const struct sym_symbol *sym, uint64_t addr, char *buf, size_t len)
 {
   if (sym) snprintf(buf, len, "[%c] %s", level, sym->name);
+  else if (!addr) snprintf(buf, len, "[%c] %016" PRIx64, level, addr);   /* perf's "%-#.*llx": no 0x for 0 */
   else snprintf(buf, len, "[%c] 0x%016" PRIx64, level, addr);
 }
 
