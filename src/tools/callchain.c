@@ -4,6 +4,7 @@
 #include "tools/callchain.h"
 #include "util/err.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,6 +180,10 @@ int cc_tree_add(struct cc_forest *t, uint32_t root, const struct cc_key *keys, s
   return 0;
 }
 
+static const struct cc_forest *sort_t;   /* qsort has no context argument */
+static double sort_pct;                  /* fractal mode's threshold, for sorted_children */
+#define REL_MIN UINT64_MAX
+
 /* perf's radix node starting at trie node id: it runs on while a node has
  * no hits of its own and one child. Returns the last trie node of it. */
 static uint32_t run_end(const struct cc_forest *t, uint32_t id)
@@ -187,12 +192,19 @@ static uint32_t run_end(const struct cc_forest *t, uint32_t id)
   return id;
 }
 
-static const struct cc_forest *sort_t;   /* qsort has no context argument */
 
+/* The order of perf's rb_root_in (append_chain_children with
+ * match_chain_dso_addresses): a new node goes left of one with a lower
+ * address, so siblings run from the highest address down. */
 static int key_cmp(const struct cc_key *a, const struct cc_key *b)
 {
   uint64_t x = a->sym ? a->sym->start : a->ip, y = b->sym ? b->sym->start : b->ip;
-  return x < y ? -1 : x > y;
+  return x > y ? -1 : x < y;
+}
+
+static int by_key(const void *pa, const void *pb)
+{
+  return key_cmp(&sort_t->n[*(const uint32_t *)pa].key, &sort_t->n[*(const uint32_t *)pb].key);
 }
 
 static int by_cumul(const void *pa, const void *pb)
@@ -206,6 +218,8 @@ static int by_cumul(const void *pa, const void *pb)
  * (perf's sort_chain_graph_abs), heaviest first. Caller frees. */
 static uint32_t *sorted_children(const struct cc_forest *t, uint32_t id, uint64_t min, size_t *n)
 {
+  if (min == REL_MIN)            /* perf's __sort_chain_graph_rel: a share of this node's children */
+    min = (uint64_t)ceil((double)(t->n[id].cumul - t->n[id].hit) * sort_pct / 100.0);
   uint32_t *v = malloc((t->n[id].nchild ? t->n[id].nchild : 1) * sizeof *v);
   *n = 0;
   if (!v) return NULL;
@@ -352,9 +366,17 @@ static void print_graph(struct out *o, uint32_t root, uint64_t total, uint64_t p
  * path from the root. */
 struct flat { uint32_t *v; size_t n, cap; };
 
+/* perf's __sort_chain_flat: children first, in rb_root_in order. */
 static void collect_flat(const struct cc_forest *t, uint32_t id, uint64_t min, struct flat *fl)
 {
-  for (uint32_t c = t->n[id].child; c; c = t->n[c].sibling) collect_flat(t, c, min, fl);
+  size_t n = t->n[id].nchild, k = 0;
+  uint32_t *kids = malloc((n ? n : 1) * sizeof *kids);
+  if (!kids) return;
+  for (uint32_t c = t->n[id].child; c; c = t->n[c].sibling) kids[k++] = c;
+  sort_t = t;
+  qsort(kids, k, sizeof *kids, by_key);
+  for (size_t i = 0; i < k; i++) collect_flat(t, kids[i], min, fl);
+  free(kids);
   if (!t->n[id].hit || t->n[id].hit < min || !t->n[id].parent) return;
   if (fl->n == fl->cap) {
     size_t cap = fl->cap ? fl->cap * 2 : 64;
@@ -366,10 +388,13 @@ static void collect_flat(const struct cc_forest *t, uint32_t id, uint64_t min, s
   fl->v[fl->n++] = id;
 }
 
+struct ranked { uint32_t id, order; };
 static int by_hit(const void *pa, const void *pb)
 {
-  const struct node *a = &sort_t->n[*(const uint32_t *)pa], *b = &sort_t->n[*(const uint32_t *)pb];
-  return a->hit != b->hit ? (a->hit > b->hit ? -1 : 1) : 0;
+  const struct ranked *ra = pa, *rb = pb;
+  const struct node *a = &sort_t->n[ra->id], *b = &sort_t->n[rb->id];
+  if (a->hit != b->hit) return a->hit > b->hit ? -1 : 1;
+  return ra->order < rb->order ? -1 : ra->order > rb->order;   /* ties keep insertion order */
 }
 
 static void path(struct out *o, uint32_t id, const char *sep, const char *prefix, bool *first)
@@ -390,8 +415,13 @@ static void print_flat(struct out *o, uint32_t root, uint64_t total)
 {
   struct flat fl = { 0 };
   collect_flat(o->t, root, o->min, &fl);
+  struct ranked *rk = malloc((fl.n ? fl.n : 1) * sizeof *rk);
+  if (!rk) { free(fl.v); return; }
+  for (size_t i = 0; i < fl.n; i++) rk[i] = (struct ranked){ fl.v[i], (uint32_t)i };
   sort_t = o->t;
-  if (fl.n) qsort(fl.v, fl.n, sizeof *fl.v, by_hit);   /* stable enough: ties stay in tree order */
+  qsort(rk, fl.n, sizeof *rk, by_hit);
+  for (size_t i = 0; i < fl.n; i++) fl.v[i] = rk[i].id;
+  free(rk);
   for (size_t i = 0; i < fl.n && (!o->p->print_limit || i < o->p->print_limit); i++) {
     const struct node *nd = &o->t->n[fl.v[i]];
     bool first = true;
@@ -402,7 +432,7 @@ static void print_flat(struct out *o, uint32_t root, uint64_t total)
       put(o, "\n");
     } else {
       put(o, "           ");
-      value(o, nd->hit, nd->count, total);
+      value(o, nd->cumul, nd->cumul_count, total);   /* perf prints the cumulated value but for folded */
       put(o, "\n");
       path(o, fl.v[i], NULL, "                ", &first);
       put(o, "\n");
@@ -416,8 +446,8 @@ void cc_print(FILE *f, struct cc_forest *t, uint32_t root, const struct cc_param
 {
   struct out o = { f, t, p, 0, 0 };
   if (!root || p->mode == CC_NONE) return;
-  uint64_t base = p->mode == CC_GRAPH_REL ? parent : total;
-  o.min = (uint64_t)((double)base * (p->min_percent / 100.0));
+  o.min = p->mode == CC_GRAPH_REL ? REL_MIN : (uint64_t)((double)total * (p->min_percent / 100.0));
+  sort_pct = p->min_percent;
   if (p->mode == CC_GRAPH_ABS || p->mode == CC_GRAPH_REL) print_graph(&o, root, total, parent, skip_first);
   else print_flat(&o, root, total);
 }
