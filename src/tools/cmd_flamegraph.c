@@ -18,7 +18,9 @@
 /* A frame of the merged stacks. name is interned (symbols, comms, DSO
  * names stay valid until the session closes); bracket: print "[name]". */
 struct fnode { const char *name; bool bracket; uint32_t parent, child, sibling; uint64_t total, self; };
-struct fedge { uint32_t parent, bracket; const char *name; };
+/* Frames merge by their printed name (two DSOs' "_start" are one frame, as
+ * in flamegraph.pl): the index is keyed by a hash of it, checked on a hit. */
+struct fedge { uint32_t parent, bracket; uint64_t hash; };
 
 struct flame {
   struct fnode *n;
@@ -33,16 +35,27 @@ struct flame {
   uint64_t samples;
 };
 
+static bool same_name(const struct fnode *nd, const char *name, bool bracket)
+{
+  return nd->bracket == bracket && !strcmp(nd->name, name);
+}
+
 static uint32_t child_of(struct flame *fl, uint32_t parent, const char *name, bool bracket)
 {
   struct fedge e;
   memset(&e, 0, sizeof e);
   e.parent = parent;
   e.bracket = bracket;
-  e.name = name;
+  e.hash = 14695981039346656037ull;
+  for (const char *p = name; *p; p++) e.hash = (e.hash ^ (unsigned char)*p) * 1099511628211ull;
   uint32_t *slot = hist_get(fl->index, &e);
   if (!slot) return 0;
-  if (*slot) return *slot;
+  if (*slot && same_name(&fl->n[*slot], name, bracket)) return *slot;
+  if (*slot) {                   /* a hash collision: look among the siblings */
+    for (uint32_t c = fl->n[parent].child; c; c = fl->n[c].sibling)
+      if (same_name(&fl->n[c], name, bracket)) return c;
+    slot = NULL;
+  }
   if (fl->len == fl->cap) {
     size_t cap = fl->cap ? fl->cap * 2 : 256;
     struct fnode *n = realloc(fl->n, cap * sizeof *n);
@@ -53,7 +66,7 @@ static uint32_t child_of(struct flame *fl, uint32_t parent, const char *name, bo
   uint32_t id = (uint32_t)fl->len++;
   fl->n[id] = (struct fnode){ name, bracket, parent, 0, fl->n[parent].child, 0, 0 };
   fl->n[parent].child = id;
-  *slot = id;                     /* the index did not grow since: slot is still valid */
+  if (slot) *slot = id;          /* the index did not grow since: slot is still valid */
   return id;
 }
 
@@ -87,10 +100,18 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   return 0;
 }
 
+static void fname(const struct fnode *nd, char *buf, size_t len)
+{
+  snprintf(buf, len, nd->bracket ? "[%s]" : "%s", nd->name);
+}
+
+/* By the names as printed (flamegraph.pl sorts the folded lines). */
 static int name_cmp(const struct fnode *a, const struct fnode *b)
 {
-  int c = strcmp(a->name, b->name);
-  return c ? c : (int)a->bracket - (int)b->bracket;
+  char x[1024], y[1024];
+  fname(a, x, sizeof x);
+  fname(b, y, sizeof y);
+  return strcmp(x, y);
 }
 
 static const struct flame *sort_fl;
@@ -111,11 +132,6 @@ static uint32_t *kids_of(const struct flame *fl, uint32_t id, size_t *k)
   sort_fl = fl;
   qsort(v, *k, sizeof *v, by_name);
   return v;
-}
-
-static void fname(const struct fnode *nd, char *buf, size_t len)
-{
-  snprintf(buf, len, nd->bracket ? "[%s]" : "%s", nd->name);
 }
 
 /* ---- folded ---- */
