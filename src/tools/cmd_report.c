@@ -56,6 +56,7 @@ struct report {
   struct unwind_x86 *ux;
   struct cc_frames frames;
   struct sym_loc *locs;        /* the frames resolved, in display order */
+  uint64_t ips[128];           /* and their addresses */
   size_t nlocs;
   uint64_t bad_chains;
 };
@@ -125,7 +126,9 @@ static void frame_rkey(const struct report *rp, const struct rkey *self, const s
   if (has_key(rp, K_DSO)) k->dso = loc->dso;
   if (has_key(rp, K_SYM)) {
     k->sym = loc->sym;
-    k->level = (uint32_t)loc->level;
+    /* perf's fill_callchain_info sets the level only for a frame with a
+     * map: one without keeps the sample's */
+    if (loc->dso) k->level = (uint32_t)loc->level;
     k->addr = loc->sym ? 0 : loc->addr;
   }
 }
@@ -146,7 +149,7 @@ static int add_tree(struct report *rp, struct rval *v, struct hist *h, const str
     memset(&keys[n], 0, sizeof keys[n]);
     keys[n].dso = rp->locs[i].dso;
     keys[n].sym = rp->locs[i].sym;
-    if (!rp->locs[i].sym) keys[n].ip = rp->frames.f[rp->cc.caller ? rp->nlocs - 1 - i : i].ip;
+    if (!rp->locs[i].sym) keys[n].ip = rp->ips[i];
     n++;
   }
   return cc_tree_add(rp->forest, v->root, keys, n, period);
@@ -169,6 +172,7 @@ static int add_chains(struct report *rp, struct session *s, const struct pd_samp
   for (size_t i = 0; i < n; i++) {   /* caller order keeps the outermost frames, as perf */
     const struct cc_frame *f = &rp->frames.f[rp->cc.caller ? rp->frames.n - 1 - i : i];
     sym_resolve(s->m, smp->pid, f->cpumode, f->ip, &rp->locs[i]);
+    rp->ips[i] = f->ip;
   }
   struct hist *h = rp->hists[ev];
   struct rval *v = hist_get(h, self);
