@@ -25,9 +25,20 @@ struct unwind_x86 {
   size_t nframes;
 };
 
+/* No separate debug files: the CFI in .eh_frame is what unwinding needs, and
+ * finding and decompressing libc's debug file cost more than the unwinding
+ * itself (perf's callbacks look them up). */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                        const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                        char **debuginfo_file_name)
+{
+  (void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)debuglink_file;
+  (void)debuglink_crc, (void)debuginfo_file_name;
+  return -1;
+}
 static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
-  .find_debuginfo = dwfl_standard_find_debuginfo,
+  .find_debuginfo = no_debuginfo,
   .debuginfo_path = &debuginfo_path,
   .section_address = dwfl_offline_section_address,
 };
