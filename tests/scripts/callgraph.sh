@@ -91,6 +91,44 @@ for f in fp dw; do
   if [ "$n" -gt 100 ] && [ -z "$r" ]; then pass "$f/script callchains ($n frame lines)"
   else fail "$f/script" "$n frame lines; differs: $(echo "$r" | head -2 | tr '\n' '|')"; fi
 
+  # The Firefox Profiler's perf importer (src/profile-logic/import/
+  # linux-perf.js: isPerfScriptFormat, then a sample start line with the
+  # thread name, [pid/]tid and time stamp, then frame lines "ADDR FUNC (MOD)"
+  # until a blank line), reimplemented with its regular expressions: it
+  # must take every sample of ours and see the stacks it sees in perf's.
+  if python3 - "$out/script.raw" "$out/script.perf" <<'PY'
+import re, sys
+def parse(path):
+    text = open(path).read()
+    first = text[:text.index("\n")]
+    assert text.startswith("# ========\n") or re.match(r"^\S.*?\s+(?:\d+/)?\d+\s+(?:\[\d+\]\s+)?[\d.]+:", first), "not detected as perf script"
+    lines, i, samples = text.split("\n"), 0, []
+    while i < len(lines):
+        line = lines[i]; i += 1
+        if line == "" or line.startswith("#"): continue
+        m = re.match(r"^(.*)\s+([\d.]+):", line)
+        assert m, "sample start not parsed: " + line
+        t = re.match(r"^(.*)\s+(?:(\d+)/)?(\d+)\b", m.group(1))
+        assert t, "thread not parsed: " + line
+        stack = []
+        while i < len(lines):
+            fl = lines[i]; i += 1
+            if fl.strip() == "": break
+            f = re.match(r"^\s*(\w+)\s*(.+) \((\S*)\)", fl)
+            assert f, "frame not parsed: " + fl
+            func = re.sub(r"\+0x[\da-f]+$", "", f.group(2))
+            stack.append(func + (" (in %s)" % f.group(3) if f.group(3) else ""))
+        assert stack, "a sample without frames: " + line
+        samples.append((t.group(1).strip(), int(t.group(3)), m.group(2), tuple(reversed(stack))))
+    return samples
+ours, theirs = parse(sys.argv[1]), parse(sys.argv[2])
+norm = lambda x: [(a, b, c, tuple(re.sub(r"__libc_start_main@@?GLIBC_[\d.]+", "__libc_start_main", f) for f in d if "@plt" not in f and "[unknown] (in /usr/lib" not in f)) for a, b, c, d in x]
+assert len(ours) == len(theirs), "%d samples, perf %d" % (len(ours), len(theirs))
+assert sorted(norm(ours)) == sorted(norm(theirs)), "stacks differ from perf's"
+PY
+  then pass "$f/script as the Firefox Profiler's perf importer parses it, stacks as from perf script"
+  else fail "$f/script for the Firefox Profiler" "see above"; fi
+
   # Folded stacks against perf script's own stacks (collapsed here in awk,
   # as stackcollapse-perf.pl does: comm, then frames outermost first).
   "$P" flamegraph -i "$data" --folded >"$out/$f.folded"
