@@ -343,11 +343,22 @@ void hist_destroy(struct hist *h)
   free(h);
 }
 
+/* Eight bytes at a time (call-graph keys are 40 bytes, hashed once per
+ * frame per entry: bytewise FNV was a sixth of report -g's time). */
 static uint64_t hash_bytes(const void *p, size_t n)
 {
-  uint64_t x = 14695981039346656037ull;
-  for (size_t i = 0; i < n; i++) x = (x ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
-  return x ^ (x >> 29);
+  const unsigned char *b = p;
+  uint64_t x = 14695981039346656037ull ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    x = (x ^ w) * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 32;
+  }
+  for (; i < n; i++) x = (x ^ b[i]) * 1099511628211ull;
+  x *= 0xff51afd7ed558ccdull;
+  return x ^ (x >> 33);
 }
 
 static int hist_grow_index(struct hist *h)

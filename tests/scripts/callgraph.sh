@@ -49,7 +49,10 @@ norm() { sed -e 's/__libc_start_main@@\?GLIBC_[0-9.]*/__libc_start_main/g'; }
 # its columns for the address (perf's rule for unresolved entries): column
 # spacing of header and entry lines is then not compared (tree lines are).
 squeeze() {
-  if grep -q '@plt' "$2"; then sed -E '/^#|^ +[0-9.]+%  /s/ +/ /g' "$1"; else cat "$1"; fi
+  # (and siblings of such a frame may swap places: perf sorts "@plt" by its
+  # symbol, we by address, so whether a sibling is the last, " --" or
+  # "|--", is not compared either)
+  if grep -q '@plt' "$2"; then sed -E -e '/^#|^ +[0-9.]+%  /s/ +/ /g' -e 's/[| ]--([0-9.]+%?)--/+--\1--/' "$1"; else cat "$1"; fi
 }
 # Entries of those @plt samples (theirs named, ours an address) with their
 # graphs are left out on both sides; they sort differently.
