@@ -446,8 +446,12 @@ static int setup_graph(struct report *rp, struct session *s)
 {
   bool dwarf;
   bool has = cc_file_has_chains(s, &dwarf);
+  if (rp->graph == 1 && !has) {           /* asked for: perf's report__setup_sample_type refuses */
+    fprintf(stderr, "profileme report: Selected -g or --branch-history.\nBut no callchain or branch data.\n"
+                    "Did you call 'perf record' without -g or -b?\n");
+    return PM_EINVAL;
+  }
   if (rp->graph < 0) rp->graph = has;
-  if (rp->graph && !has) rp->graph = 0;   /* perf: "Selected -g but no callchain data" is a warning */
   if (rp->graph && rp->cc.mode == CC_NONE) rp->graph = 0;
   if (rp->children < 0) rp->children = rp->graph;
   if (!rp->graph) rp->children = 0;
@@ -470,7 +474,7 @@ static int run(struct report *rp, const char *input, const char *symfs)
   size_t nev = pd_reader_nevents(s.r);
   int rc = 1;
   if ((e = setup_graph(rp, &s)) != 0) {
-    fprintf(stderr, "profileme report: %s\n", pm_strerror(e));
+    if (e != PM_EINVAL) fprintf(stderr, "profileme report: %s\n", pm_strerror(e));
     session_close(&s);
     return 1;
   }
