@@ -33,8 +33,17 @@ int cc_frames_push(struct cc_frames *fr, uint64_t ip, uint16_t cpumode);
  * an answer too) or PM_E*. */
 struct cc_unwinder {
   int (*unwind)(void *ctx, struct session *s, const struct pd_sample *smp, struct cc_frames *out);
+  void (*destroy)(void *ctx);    /* may be NULL */
   void *ctx;
 };
+
+/* The unwinder for the file's architecture (its "arch" header feature):
+ * x86-64 through elfutils (unwind_x86.h); the Alpha DWARF unwinder plugs in
+ * here (src/tools/unwinders.c), and the commands need no change. Returns
+ * false, with *uw zeroed, when the architecture has none or on ENOMEM. */
+bool cc_unwinder_for(struct session *s, struct cc_unwinder *uw);
+/* Frees what cc_unwinder_for made (a zeroed one is fine). */
+void cc_unwinder_release(struct cc_unwinder *uw);
 
 /* The frames of a sample, callee first, as perf builds its callchain cursor:
  * the PERF_SAMPLE_CALLCHAIN entries (markers switch the cpumode, an unknown

@@ -7,7 +7,6 @@
  * without a symbol). Stacks are the ones report -g sees (cc_sample_frames). */
 #include "tools/callchain.h"
 #include "tools/commands.h"
-#include "tools/unwind_x86.h"
 #include "util/err.h"
 #include <getopt.h>
 #include <inttypes.h>
@@ -31,7 +30,6 @@ struct flame {
   const char *title;
   struct cc_frames frames;
   struct cc_unwinder uw;
-  struct unwind_x86 *ux;
   uint64_t samples;
 };
 
@@ -75,7 +73,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   struct flame *fl = ctx;
   if (!r->sample) return 0;
   const struct pd_sample *smp = r->sample;
-  int e = cc_sample_frames(s, smp, fl->ux ? &fl->uw : NULL, &fl->frames);
+  int e = cc_sample_frames(s, smp, fl->uw.unwind ? &fl->uw : NULL, &fl->frames);
   if (e) return e;
   uint64_t w = fl->by_period ? smp->period : 1;
   uint32_t cur = 0;
@@ -314,7 +312,7 @@ int cmd_flamegraph(int argc, char **argv)
   int rc = 1;
   bool dwarf;
   cc_file_has_chains(&s, &dwarf);
-  if (dwarf && (fl.ux = unwind_x86_create()) != NULL) fl.uw = unwind_x86_unwinder(fl.ux);
+  if (dwarf) cc_unwinder_for(&s, &fl.uw);
   fl.index = hist_create(sizeof(struct fedge), sizeof(uint32_t));
   fl.n = calloc(256, sizeof *fl.n);
   fl.cap = 256;
@@ -340,7 +338,7 @@ int cmd_flamegraph(int argc, char **argv)
   hist_destroy(fl.index);
   free(fl.n);
   cc_frames_free(&fl.frames);
-  unwind_x86_destroy(fl.ux);
+  cc_unwinder_release(&fl.uw);
   session_close(&s);
   return rc;
 }

@@ -8,7 +8,6 @@
 #include "tools/callchain.h"
 #include "tools/commands.h"
 #include "tools/session.h"
-#include "tools/unwind_x86.h"
 #include "util/err.h"
 #include <getopt.h>
 #include <inttypes.h>
@@ -53,7 +52,6 @@ struct report {
   struct cc_param cc;
   struct cc_forest *forest;
   struct cc_unwinder uw;       /* x86-64 DWARF unwinding (REGS_USER + STACK_USER) */
-  struct unwind_x86 *ux;
   struct cc_frames frames;
   struct sym_loc *locs;        /* the frames resolved, in display order */
   uint64_t ips[128];           /* and their addresses */
@@ -163,7 +161,7 @@ static int add_chains(struct report *rp, struct session *s, const struct pd_samp
                       const struct rkey *self, const char *comm)
 {
   (void)comm;
-  int e = cc_sample_frames(s, smp, rp->ux ? &rp->uw : NULL, &rp->frames);
+  int e = cc_sample_frames(s, smp, rp->uw.unwind ? &rp->uw : NULL, &rp->frames);
   if (e) return e;
   if (rp->frames.bad) rp->bad_chains++;
   size_t n = rp->frames.n < rp->cc.max_stack ? rp->frames.n : rp->cc.max_stack;
@@ -459,7 +457,7 @@ static int setup_graph(struct report *rp, struct session *s)
   if (rp->graph != 1) return 0;
   if (!(rp->forest = cc_forest_create())) return PM_ENOMEM;
   if (!(rp->locs = calloc(128, sizeof *rp->locs))) return PM_ENOMEM;
-  if (dwarf && (rp->ux = unwind_x86_create()) != NULL) rp->uw = unwind_x86_unwinder(rp->ux);
+  if (dwarf) cc_unwinder_for(s, &rp->uw);
   return 0;
 }
 
@@ -507,7 +505,7 @@ static int run(struct report *rp, const char *input, const char *symfs)
   cc_forest_destroy(rp->forest);
   cc_frames_free(&rp->frames);
   free(rp->locs);
-  unwind_x86_destroy(rp->ux);
+  cc_unwinder_release(&rp->uw);
   session_close(&s);
   return rc;
 }

@@ -8,7 +8,6 @@
  * raw payload by register field and status name. */
 #include "tools/callchain.h"
 #include "tools/commands.h"
-#include "tools/unwind_x86.h"
 #include "tools/session.h"
 #include "isa/disasm.h"
 #include "pmu/ev67_pmu.h"
@@ -56,7 +55,6 @@ struct script {
   /* call chains, printed under each sample as perf script does */
   bool chains;
   struct cc_unwinder uw;
-  struct unwind_x86 *ux;
   struct cc_frames frames;
 };
 
@@ -192,7 +190,7 @@ static void print_pm_status(const struct pd_sample *smp)
  * the outermost 127 (perf's scripting_max_stack). */
 static void print_chain(struct script *sc, struct session *s, const struct pd_sample *smp)
 {
-  if (cc_sample_frames(s, smp, sc->ux ? &sc->uw : NULL, &sc->frames)) return;
+  if (cc_sample_frames(s, smp, sc->uw.unwind ? &sc->uw : NULL, &sc->frames)) return;
   for (size_t i = 0; i < sc->frames.n && i < 127; i++) {
     const struct cc_frame *f = &sc->frames.f[i];
     struct sym_loc loc;
@@ -472,7 +470,7 @@ int cmd_script(int argc, char **argv)
   default_fields(&sc, &s);
   bool dwarf;
   sc.chains = cc_file_has_chains(&s, &dwarf) && !sc.dump;
-  if (sc.chains && dwarf && (sc.ux = unwind_x86_create()) != NULL) sc.uw = unwind_x86_unwinder(sc.ux);
+  if (sc.chains && dwarf) cc_unwinder_for(&s, &sc.uw);
   int rc = sc.user_set ? check_fields(&sc, &s) : 0;
   if (!rc) {
     sc.name_width = (int)session_max_name(&s);
@@ -483,7 +481,7 @@ int cmd_script(int argc, char **argv)
     }
   }
   cc_frames_free(&sc.frames);
-  unwind_x86_destroy(sc.ux);
+  cc_unwinder_release(&sc.uw);
   session_close(&s);
   return rc;
 }

@@ -195,5 +195,5 @@ static int unwind(void *ctx, struct session *s, const struct pd_sample *smp, str
 
 struct cc_unwinder unwind_x86_unwinder(struct unwind_x86 *u)
 {
-  return (struct cc_unwinder){ unwind, u };
+  return (struct cc_unwinder){ unwind, NULL, u };
 }
