@@ -8,7 +8,7 @@
 # elfutils). On each file:
 #  - `report --stdio` in perf's modes (graph by default, --children and
 #    --no-children, caller and callee, fractal, flat, folded, count, a
-#    threshold) line for line against `perf report --no-inline`; names of one
+#    threshold, -s sym first) line for line against `perf report --no-inline`; names of one
 #    address perf picks differently (the default symbol version of
 #    __libc_start_main, the synthesized @plt names) are normalised, nothing
 #    else;
@@ -70,7 +70,8 @@ for f in fp dw; do
   data=$out/$f.data
   for mode in "-g" "--children" "--no-children" "--no-children -g caller" "-g callee" "--no-children -g callee" \
               "-g fractal" "-g flat" "-g folded" "--no-children -g folded" "-g graph,0,caller,count" \
-              "-g graph,2,callee,period" "--no-children -g fractal,1"; do
+              "-g graph,2,callee,period" "--no-children -g fractal,1" "-s sym -g" "-s sym --no-children -g callee" \
+              "-s dso,sym --no-children -g"; do
     # shellcheck disable=SC2086
     "$P" report -i "$data" --stdio $mode >"$out/ours.txt" 2>"$out/ours.err"
     rc=$?
@@ -78,7 +79,7 @@ for f in fp dw; do
     "$PERF" report --no-inline -i "$data" --stdio $mode 2>/dev/null | sed '/^# (Tip/,$d' | sed '$d' >"$out/perf.txt"
     name="$f/report $mode"
     if [ "$rc" -ne 0 ]; then fail "$name" "exit status $rc: $(head -1 "$out/ours.err")"; continue; fi
-    if ! grep -q -- '---' "$out/perf.txt" && [ "${mode#*folded}" = "$mode" ] && [ "${mode#*flat}" = "$mode" ]; then
+    if ! grep -q -- '--' "$out/perf.txt" && [ "${mode#*folded}" = "$mode" ] && [ "${mode#*flat}" = "$mode" ]; then
       fail "$name" "perf printed no graph (oracle broken?)"; continue
     fi
     r=$(residue "$out/ours.txt" "$out/perf.txt")
