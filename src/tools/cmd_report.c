@@ -158,9 +158,8 @@ static int add_tree(struct report *rp, struct rval *v, struct hist *h, const str
  * sample, recursion counted once) gets the period as Children and the chain
  * from that frame on. */
 static int add_chains(struct report *rp, struct session *s, const struct pd_sample *smp, size_t ev,
-                      const struct rkey *self, const char *comm)
+                      const struct rkey *self)
 {
-  (void)comm;
   int e = cc_sample_frames(s, smp, rp->uw.unwind ? &rp->uw : NULL, &rp->frames);
   if (e) return e;
   if (rp->frames.bad) rp->bad_chains++;
@@ -226,7 +225,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   v->samples++;
   if (rp->graph != 1) return 0;
   v->acc += smp->period;
-  return add_chains(rp, s, smp, ev, &k, comm);
+  return add_chains(rp, s, smp, ev, &k);
 }
 
 /* ---- output ---- */
