@@ -194,10 +194,14 @@ static uint32_t run_end(const struct cc_forest *t, uint32_t id)
 
 
 /* The order of perf's rb_root_in (append_chain_children with
- * match_chain_dso_addresses): a new node goes left of one with a lower
- * address, so siblings run from the highest address down. */
+ * match_chain_dso_addresses, which compares the DSO pointers, then the
+ * addresses): a new node goes left of a lower one, so siblings run from the
+ * highest down, frames without a DSO last. DSOs are created in the order
+ * their maps appear, in perf as here. */
 static int key_cmp(const struct cc_key *a, const struct cc_key *b)
 {
+  uintptr_t da = (uintptr_t)a->dso, db = (uintptr_t)b->dso;
+  if (da != db) return da > db ? -1 : 1;
   uint64_t x = a->sym ? a->sym->start : a->ip, y = b->sym ? b->sym->start : b->ip;
   return x > y ? -1 : x < y;
 }
