@@ -468,6 +468,7 @@ int cmd_script(int argc, char **argv)
     return 1;
   }
   default_fields(&sc, &s);
+  s.file_order = sc.dump;        /* perf script -D dumps records as they are stored */
   bool dwarf;
   sc.chains = cc_file_has_chains(&s, &dwarf) && !sc.dump;
   if (sc.chains && dwarf) cc_unwinder_for(&s, &sc.uw);

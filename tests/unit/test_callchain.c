@@ -3,7 +3,8 @@
  * kernel/user markers switching the cpumode, a loop of 600 frames (capped at
  * perf's 127 when shown, recursion counted once in --children), a chain
  * count far beyond the record (a clear error from the reader), and call
- * trees deeper than the 64 bits of a depth mask. `test_callchain --write
+ * trees deeper than the 64 bits of a depth mask; records out of time order
+ * (a sample stored before the MMAP it needs). `test_callchain --write
  * FILE [--huge FILE2]` only writes the files (tests/scripts/callgraph.sh
  * gives them to our report and to perf's). */
 #include "check.h"
@@ -116,6 +117,52 @@ static void deep_tree(void)
   cc_forest_destroy(t);
 }
 
+/* Records out of time order, as a perf record of several CPU buffers
+ * stores them: a sample at time 200 before the MMAP (time 100) of the map
+ * it lies in. The session hands them over by time, so the sample resolves
+ * in that map (perf's ordered events). */
+static int first_dso(void *ctx, struct session *s, const struct session_rec *r)
+{
+  (void)s;
+  if (r->sample) *(const struct sym_dso **)ctx = r->loc.dso ? r->loc.dso : (const struct sym_dso *)1;
+  return 0;
+}
+
+static void ordered(void)
+{
+  char path[] = "/tmp/test_callchain_o.XXXXXX";
+  int fd = mkstemp(path), err;
+  if (fd < 0) return;
+  close(fd);
+  struct pd_writer *w = pd_writer_create(path, &err);
+  struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof a, .config = PERF_COUNT_SW_CPU_CLOCK,
+                               .sample_period = 1000, .sample_id_all = 1,
+                               .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD };
+  uint64_t smp[5] = { 0, 0x401000, 7 | (uint64_t)7 << 32, 200, 1000 };
+  struct perf_event_header *h = (struct perf_event_header *)smp;
+  *h = (struct perf_event_header){ PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof smp };
+  uint64_t mm[9] = { 0 };        /* header, pid/tid, addr, len, pgoff, "/bin/true" (16), trailer pid/tid, time */
+  h = (struct perf_event_header *)mm;
+  *h = (struct perf_event_header){ PERF_RECORD_MMAP, PERF_RECORD_MISC_USER, sizeof mm };
+  mm[1] = 7 | (uint64_t)7 << 32;
+  mm[2] = 0x400000;
+  mm[3] = 0x10000;
+  memcpy(&mm[5], "/bin/true", 10);
+  mm[7] = 7 | (uint64_t)7 << 32;
+  mm[8] = 100;
+  int e = !w || pd_writer_add_event(w, &a, "cpu-clock", NULL, 0) ||
+          pd_writer_record(w, (struct perf_event_header *)smp) ||
+          pd_writer_record(w, (struct perf_event_header *)mm) || pd_writer_close(w);
+  CHECK(!e, "ordered: file with a sample before its MMAP written");
+  struct session s;
+  const struct sym_dso *dso = NULL;
+  CHECK(!e && session_open(&s, path, NULL) == 0 && session_run(&s, first_dso, &dso) == 0, "ordered: read");
+  CHECK(dso && dso != (const struct sym_dso *)1 && !strcmp(dso->path, "/bin/true"),
+        "ordered: the sample (time 200) resolves in the MMAP stored after it (time 100)");
+  session_close(&s);
+  if (getenv("KEEP")) printf("kept %s\n", path); else unlink(path);
+}
+
 int main(int argc, char **argv)
 {
   if (argc >= 3 && !strcmp(argv[1], "--write"))
@@ -144,6 +191,7 @@ int main(int argc, char **argv)
   CHECK(strstr(s.err, "callchain") != NULL, "callchain: the message names the field");
   session_close(&s);
   deep_tree();
+  ordered();
   unlink(path);
   unlink(huge);
   return check_done();
