@@ -21,6 +21,7 @@ struct session {
   uint64_t lost_events;          /* perf's total_lost: LOST records summed */
   uint64_t nr_lost;              /* LOST records ("chunks") */
   uint64_t nr_events, nr_samples;/* records and SAMPLE records read */
+  bool file_order;               /* hand records over as stored (dumps), not in time order */
   char err[512];
 };
 
@@ -47,8 +48,10 @@ struct session_rec {
  * code, with a message in s->err or (when it writes none) pm_strerror's. */
 typedef int (*session_fn)(void *ctx, struct session *s, const struct session_rec *r);
 
-/* Reads every record once. Returns 0, the callback's value, or PM_E* with
- * a message in s->err. */
+/* Reads every record once, in time order when every event samples TIME
+ * with sample_id_all (as perf's ordered events; stable, so records of one
+ * time keep their file order), else (or with file_order) as stored.
+ * Returns 0, the callback's value, or PM_E* with a message in s->err. */
 int session_run(struct session *s, session_fn fn, void *ctx);
 
 /* Index of an event in the reader (0..nevents-1). */
