@@ -75,6 +75,7 @@ static void usage(FILE *f)
     "                         +FIELD / -FIELD edit the default list\n"
     "  -D, --dump-raw-trace   dump every record (offset, type, size, bytes, fields)\n"
     "                         and decode ProfileMe raw data (PMPC, I_STAT, PCTR_CTL)\n"
+    "  -G, --hide-call-graph  no call chains under the samples (perf script -G)\n"
     "      --comms LIST, --pid LIST, --tid LIST   only these samples\n"
     "      --symfs DIR        look for the recorded files under DIR\n"
     "Exit status: 0 success, 1 unreadable or malformed input, 2 bad options.\n");
@@ -294,15 +295,17 @@ int cmd_script(int argc, char **argv)
     { "dump-raw-trace", no_argument, NULL, 'D' }, { "comms", required_argument, NULL, O_COMMS },
     { "comm", required_argument, NULL, O_COMMS }, { "pid", required_argument, NULL, O_PID },
     { "tid", required_argument, NULL, O_TID }, { "symfs", required_argument, NULL, O_SYMFS },
-    { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    { "hide-call-graph", no_argument, NULL, 'G' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
   };
   struct script sc = { .user_set = false };
+  bool hide_chains = false;
   const char *input = NULL, *symfs = NULL;
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "i:F:Dh", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "i:F:DGh", opts, NULL)) != -1) {
     switch (c) {
     case 'i': input = optarg; break;
+    case 'G': hide_chains = true; break;
     case 'F': if (parse_fields(&sc, optarg)) return 2; break;
     case 'D': sc.dump = true; break;
     case O_COMMS: sc.ncomms = split_list(optarg, sc.comms, MAX_LIST); break;
@@ -325,7 +328,7 @@ int cmd_script(int argc, char **argv)
   default_fields(&sc, &s);
   s.file_order = sc.dump;        /* perf script -D dumps records as they are stored */
   bool dwarf;
-  sc.chains = cc_file_has_chains(&s, &dwarf) && !sc.dump;
+  sc.chains = !hide_chains && cc_file_has_chains(&s, &dwarf) && !sc.dump;
   if (sc.chains && dwarf) cc_unwinder_for(&s, &sc.uw);
   int rc = sc.user_set ? check_fields(&sc, &s) : 0;
   if (!rc) {

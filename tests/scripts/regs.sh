@@ -136,7 +136,7 @@ else fail intr-regs-r9 "status $st: $l"; fi
 l=$("$PROFILEME" record --call-graph dwarf,70000 -- ./canary 2>&1); st=$?
 if [ "$st" = 2 ] && grep -q 'Incorrect stack dump size (max 65528): 70000' <<<"$l"; then pass "dwarf-size-max: a 70000-byte dump is refused as perf refuses it"
 else fail dwarf-size-max "status $st: $l"; fi
-line=$("$PROFILEME" script -i k.data -F ip,uregs 2>&1 | awk 'NR == 1')
+line=$("$PROFILEME" script -G -i k.data -F ip,uregs 2>&1 | awk 'NR == 1')
 ip=$(awk '{ print $1 }' <<<"$line")
 if grep -qE "^ *$ip ABI:2 +sp:0x11f[0-9a-f]+ +pc:0x$ip $" <<<"$line"; then pass "script-uregs: '$line'"
 else fail script-uregs "'$line'"; fi
