@@ -138,8 +138,9 @@ static int alias_apply(const struct pmu_sysfs *pmu, const struct pmu_sysfs_attr 
   size_t n = strcspn(al->content, "\n");
   struct perr inner = { .idx = -1 };
   if (!terms_apply(pmu, al->content, n, 0, false, pass, a, &inner)) return 0;
-  char msg[sizeof e->str];
-  snprintf(msg, sizeof msg, "bad sysfs event '%s': %s", al->name, inner.str);
+  /* room for the whole text; fail() keeps what fits in e->str */
+  char msg[sizeof e->str + sizeof inner.str + 64];
+  snprintf(msg, sizeof msg, "bad sysfs event '%.40s': %s", al->name, inner.str);
   return fail(e, at, msg);
 }
 
