@@ -415,6 +415,12 @@ static void sample_frames(struct perf_event *e, const struct perf_sample *s, str
   int cpu = e->cpu >= 0 ? e->cpu : (int)s->cpu;
   if (c->arch.regs) c->arch.regs(c->arch.ctx, cpu, s, intr, user);
   if (s->regs) *intr = *s->regs;
+  /* The stack dump is the interrupted state's: with it (--call-graph
+   * dwarf) the user registers are all of that state, pc included, so that
+   * an unwinder sees one consistent frame (docs/callgraph.md). */
+  if ((e->attr.sample_type & PERF_SAMPLE_STACK_USER) && !s->kernel && user->abi != PERF_SAMPLE_REGS_ABI_NONE &&
+      c->arch.interrupted_pc)
+    user->r[PERF_REG_ALPHA_PC] = c->arch.interrupted_pc(c->arch.ctx, cpu, s);
 }
 
 /* Appends one callchain entry (perf_callchain_store): at most max_stack

@@ -470,6 +470,25 @@ static bool unwind_find_map(void *ctx, uint64_t addr, struct unw_map *map)
 
 static size_t arch_copy_user(void *ctx, int cpu, const struct perf_sample *s, uint64_t addr, void *buf, size_t len);
 
+/* The pc where the user frame's registers are: a user-mode ProfileMe
+ * sample's user frame has the profiled instruction as its pc, which may
+ * lie several instructions (a call, a return) before the interrupted
+ * state its other registers are from. The chain is the interrupted
+ * state's, as Linux's callchain comes from the interrupt regs (x86 PEBS
+ * and IBS: perf_callchain(event, iregs)). */
+static uint64_t interrupted_pc(const struct task *t, const struct perf_sample *s, const struct perf_regs *user)
+{
+  return s->kernel ? user->r[PERF_REG_ALPHA_PC] : t->ctx.pc;
+}
+
+static uint64_t arch_interrupted_pc(void *ctx, int cpu, const struct perf_sample *s)
+{
+  struct machine *m = ctx;
+  (void)cpu;
+  struct task *t = sample_task(m, s);
+  return t ? t->ctx.pc : s->ip;
+}
+
 /* The user chain from the user frame with every register (r9-r15 too:
  * callee-saved, they are the task's own even during a system call) and the
  * task's stack as it is now. A truncated unwind ends the chain where it
@@ -483,6 +502,7 @@ static size_t arch_user_chain(void *ctx, int cpu, const struct perf_sample *s, c
   struct unw_regs regs = { .mask = (1ull << UNW_NREGS) - 1 };
   for (int i = 0; i < UNW_NREGS; i++) regs.r[i] = user->r[i];
   for (int i = 9; i <= 15; i++) regs.r[i] = t->ctx.r[i];
+  regs.r[UNW_REG_PC] = interrupted_pc(t, s, user);
   uint64_t sp = regs.r[UNW_REG_SP];
   struct unw_stack st = { m->ustack, sp, arch_copy_user(m, cpu, s, sp, m->ustack, USTACK_MAX) };
   struct unwind_ctx uc = { m, t->mm };
@@ -500,7 +520,7 @@ static void arch_sampled(void *ctx, int cpu, const struct perf_sample *s, const 
   struct task *t = sample_task(m, s);
   if (!t || user->abi == PERF_SAMPLE_REGS_ABI_NONE) return;
   uint64_t chain[1 + UNW_MAX_DEPTH];
-  chain[0] = user->r[PERF_REG_ALPHA_PC];
+  chain[0] = interrupted_pc(t, s, user);
   int n = shadow_read(t, chain + 1, UNW_MAX_DEPTH);
   m->chain_fn(m->chain_ctx, s->pid, s->tid, time, chain, n < 0 ? -1 : n + 1);
 }
@@ -701,6 +721,7 @@ struct machine *machine_create(const struct machine_opts *o)
 static void set_arch(struct machine *m)
 {
   const struct perf_arch arch = { .regs = arch_regs, .copy_user = arch_copy_user, .kernel_chain = arch_kernel_chain,
+                                  .interrupted_pc = arch_interrupted_pc,
                                   .user_chain = m->unw ? arch_user_chain : NULL,
                                   .sampled = m->chain_fn ? arch_sampled : NULL, .ctx = m };
   perf_ctx_set_arch(m->perf, &arch);

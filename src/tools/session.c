@@ -70,7 +70,7 @@ static uint64_t rd64(const void *p)
 
 int session_run(struct session *s, session_fn fn, void *ctx)
 {
-  const struct perf_event_header *h, *first = NULL;
+  const struct perf_event_header *h = NULL, *first = NULL;
   char eb[256];
   int rc;
   s->err[0] = '\0';
