@@ -50,6 +50,15 @@ for src in tests/unwind/*.c; do
     done
   done
 done
+# Linux perf reads a record-time file as a call-graph one: the graph of
+# calls.static (symbols in the static binary) goes _start -> ... -> main.
+d=$out/calls.static.record
+if command -v perf >/dev/null && [ -f "$d.data" ]; then
+  if rep=$(perf report -i "$d.data" --stdio -g caller --no-children 2>&1) && grep -qE '^ +main$' <<<"$rep" &&
+     grep -q -- '---_start' <<<"$rep" && ! grep -qi 'error\|invalid' <<<"$rep"; then
+    echo "PASS callchain_truth/linux-perf-report-g: perf report -g shows the unwound chains"
+  else echo "FAIL callchain_truth/linux-perf-report-g: $(head -c 300 <<<"$rep")"; fi
+fi
 # Over all files, per mode: the shares the acceptance asks for.
 for mode in "dwarf, unwound from regs+stack" "unwound at record"; do
   awk -v m="($mode):" '$0 ~ /^callchain_truth/ && index($0, m) {
