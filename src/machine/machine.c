@@ -731,7 +731,6 @@ void machine_destroy(struct machine *m)
 {
   if (!m) return;
   unw_destroy(m->unw);
-  umaps_drop(m, NULL);
   for (size_t i = 0; i < m->numaps; i++) free(m->umaps[i].path);
   free(m->umaps);
   free(m->ustack);
