@@ -59,6 +59,15 @@ if command -v perf >/dev/null && [ -f "$d.data" ]; then
     echo "PASS callchain_truth/linux-perf-report-g: perf report -g shows the unwound chains"
   else echo "FAIL callchain_truth/linux-perf-report-g: $(head -c 300 <<<"$rep")"; fi
 fi
+# File size: bytes per sample of the same runs, dwarf against record-time
+# (a size, not a time: the goal is at least 10 times smaller).
+awk -v out="$out" '/^callchain_truth [a-z]+\.[a-z]+ \(/ {
+    split($0, a, ": "); split(a[2], f, " "); mode = index($0, "(dwarf") ? "dwarf" : "record"
+    cmd = "stat -c %s " out "/" $2 "." mode ".data"; cmd | getline b; close(cmd)
+    bytes[mode] += b; n[mode] += f[1] }
+  END { d = n["dwarf"] ? bytes["dwarf"] / n["dwarf"] : 0; r = n["record"] ? bytes["record"] / n["record"] : 0
+        printf "callchain_truth size: %.0f bytes/sample in dwarf mode, %.0f unwound at record: %.1f times smaller\n", d, r, r ? d / r : 0
+        print ((r && d >= 10 * r) ? "PASS" : "FAIL") " callchain_truth/size: record-time unwinding at least 10 times smaller per sample" }' "$log"
 # Over all files, per mode: the shares the acceptance asks for.
 for mode in "dwarf, unwound from regs+stack" "unwound at record"; do
   awk -v m="($mode):" '$0 ~ /^callchain_truth/ && index($0, m) {
