@@ -141,3 +141,28 @@ for ((i = 0; i < REPS; i++)); do
 done
 awk -v p="$bp" -v t="$bt" 'BEGIN {
   printf "record --truth %.3f s, without %.3f s: ratio %.2f (libc; goal <= 1.20)\n", t, p, t / p }'
+
+# Call graphs: `report -g --stdio` against Linux perf's on the same x86-64
+# files of tests/callgraph/cg.c, recorded here by perf (frame pointers, and
+# --call-graph dwarf, which both unwind through elfutils), when perf can
+# record; time per sample and perf's time / ours (goal >= 2). perf is timed
+# as run by default and with --no-inline (its inline expansion of every
+# frame is extra work we do not do).
+cgdir=$rec/cg
+mkdir -p "$cgdir"
+if command -v perf >/dev/null && cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$cgdir/cg" tests/callgraph/cg.c &&
+   perf record -q -e cpu-clock:u -g -o "$cgdir/fp.data" -- "$cgdir/cg" "${BENCH_CG_ROUNDS:-600}" >/dev/null 2>&1 &&
+   perf record -q -e cpu-clock:u --call-graph dwarf -o "$cgdir/dw.data" -- "$cgdir/cg" "${BENCH_CG_DWARF_ROUNDS:-150}" >/dev/null 2>&1; then
+  printf '\n%-10s %8s %12s %12s %12s %8s %8s\n' "report -g" samples "ours us/smp" "perf us/smp" "noinl us/smp" perf/us noinl/us
+  for f in fp dw; do
+    n=$(perf report -D -i "$cgdir/$f.data" 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE(')
+    o=$(best_time "$PROFILEME" report -i "$cgdir/$f.data" --stdio -g)
+    p=$(best_time perf report -i "$cgdir/$f.data" --stdio -g)
+    q=$(best_time perf report --no-inline -i "$cgdir/$f.data" --stdio -g)
+    awk -v f="$f" -v n="$n" -v o="$o" -v p="$p" -v q="$q" 'BEGIN {
+      printf "%-10s %8d %12.1f %12.1f %12.1f %7.1fx %7.1fx\n", f, n, o / n * 1e6, p / n * 1e6, q / n * 1e6, p / o, q / o }'
+  done
+  echo "perf/us = perf report -g time / ours on the same file (goal >= 2); noinl: perf --no-inline."
+else
+  echo "report -g bench: perf cannot record here; skipped"
+fi

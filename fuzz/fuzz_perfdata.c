@@ -58,6 +58,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (err) continue;
     touch(s.raw, s.raw_size);
     touch(s.callchain, s.callchain_nr * sizeof s.callchain[0]);
+    /* what the unwinders read: registers by mask, the stack dump */
+    if (s.user_abi) touch(s.user_regs, (size_t)__builtin_popcountll(s.user_mask) * 8);
+    if (s.intr_abi) touch(s.intr_regs, (size_t)__builtin_popcountll(s.intr_mask) * 8);
+    touch(s.stack, s.stack_size);
+    if (s.stack_dyn_size > s.stack_size) abort();
   }
   check_err(rc, msg);
   pd_reader_close(r);

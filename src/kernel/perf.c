@@ -953,6 +953,15 @@ static void rotate(struct perf_ctx *c, int cpu, int pi)
   sched_pmu_in(c, cpu, pi);
 }
 
+/* The first point of the grid prev + k * step (k >= 1) after now: the next
+ * deadline of a periodic timer that is served late. */
+static uint64_t next_on_grid(uint64_t prev, uint64_t step, uint64_t now)
+{
+  if (!step) return now + 1;
+  if (prev > now) return prev;
+  return prev + ((now - prev) / step + 1) * step;
+}
+
 void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
 {
   if (cpu < 0 || cpu >= c->sys.ncpus) return;
@@ -980,8 +989,13 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
       if (!excluded(e, kernel)) output_sample(e, &s);
     }
   }
+  /* The tick's work runs on a fixed grid of HZ, not at tick_ns after the
+   * last call: the timer interrupt reaches perf after the kernel work before
+   * it, so "now + tick_ns" would lie past the next interrupt and every other
+   * tick would be skipped (throttled events then waited two ticks, and the
+   * frequency adjustment and rotation ran at half rate). */
   if (now < c->next_tick[cpu]) return;
-  c->next_tick[cpu] = now + tick_ns;
+  c->next_tick[cpu] = next_on_grid(c->next_tick[cpu], tick_ns, now);
   for (struct perf_event *p = c->events; p; p = p->next) {
     struct perf_event *e = p->child[cpu];
     if (!e) continue;
@@ -991,6 +1005,9 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
       if (e->active) e->pmu->start(e, PERF_EF_RELOAD);
     }
     e->hw.interrupts = 0;
+    /* perf_adjust_freq_unthr_context reads the count at the tick (the
+     * counter's progress since its last wrap included) */
+    if (e->attr.freq && e->active && !e->hw.throttled && e->pmu->read) e->pmu->read(e);
     uint64_t count = e->hw.freq_count;
     e->hw.freq_count = 0;
     if (count) adjust_period(e, tick_ns, count, e->active);
@@ -998,7 +1015,7 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
   /* Multiplexing: each PMU with an instance it could not schedule rotates
    * on its own (Linux rotates per PMU context). */
   if (now < c->next_rotate[cpu]) return;
-  c->next_rotate[cpu] = now + (uint64_t)c->sys.mux_interval_ms * 1000000ull;
+  c->next_rotate[cpu] = next_on_grid(c->next_rotate[cpu], (uint64_t)c->sys.mux_interval_ms * 1000000ull, now);
   for (int i = 0; i < c->npmus; i++) rotate(c, cpu, i);
 }
 

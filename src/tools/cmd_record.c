@@ -185,6 +185,9 @@ static void usage(FILE *f)
     "                        SWITCH_CPU_WIDE with -a or -C)\n"
     "      --privileged      record as root (CAP_PERFMON); default: a normal user\n"
     "      --paranoid N      kernel.perf_event_paranoid for the run (default 2)\n"
+    "      --max-sample-rate N  kernel.perf_event_max_sample_rate for the run\n"
+    "                        (default 100000: each event takes at most\n"
+    "                        DIV_ROUND_UP(N, HZ) interrupts per tick per CPU)\n"
     "      --sysroot DIR     where absolute guest paths are looked up first\n"
     "      --truth           also store the exact count of every instruction's fetches\n"
     "                        and ProfileMe statuses (dcpi and annotate compare)\n"
@@ -265,6 +268,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "switch-events", no_argument, 0, 'W' }, { "mmap-pages", required_argument, 0, 'm' },
     { "call-graph", required_argument, 0, 'G' }, { "user-regs", optional_argument, 0, 'U' },
     { "intr-regs", optional_argument, 0, 'I' }, { "truth", no_argument, 0, 'X' },
+    { "max-sample-rate", required_argument, 0, 'R' },
     { "unwind-at-record", no_argument, 0, 1001 }, { "callchain-truth", required_argument, 0, 1002 }, { 0, 0, 0, 0 },
   };
   int c;
@@ -289,6 +293,13 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 'a': o->all_cpus = true; break;
     case 'C': o->cpu_list = optarg; break;
     case 'T': o->per_thread = true; break;
+    case 'R': {
+      unsigned long long v = strtoull(optarg, &end, 0);
+      /* The sysctl is an int that must be positive (perf_proc_update_handler). */
+      if (*end || !*optarg || !v || v > 0x7fffffff) goto badnum;
+      o->mo.perf.max_sample_rate = (uint32_t)v;
+      break;
+    }
     case 'W': o->switch_events = true; break;
     case 'X': o->truth = true; break;
     case 1001: o->unwind_at_record = true; break;
@@ -321,6 +332,14 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
   if (!o->nevents) o->events[o->nevents++] = "cycles:p";
   if (!o->mmap_pages) o->mmap_pages = RING_PAGES;
   if (!o->count && !o->freq) o->freq = 4000;
+  uint64_t max_rate = o->mo.perf.max_sample_rate ? o->mo.perf.max_sample_rate : 100000;
+  if (o->freq > max_rate) {
+    /* perf record lowers it (record_opts__config_freq) rather than fail. */
+    fprintf(stderr, "Maximum frequency rate (%llu Hz) exceeded, throttling from %llu Hz to %llu Hz.\n"
+                    "The limit can be raised with --max-sample-rate (kernel.perf_event_max_sample_rate).\n",
+            (unsigned long long)max_rate, (unsigned long long)o->freq, (unsigned long long)max_rate);
+    o->freq = max_rate;
+  }
   if (o->per_thread && (o->all_cpus || o->cpu_list)) {
     fprintf(stderr, "profileme record: --per-thread follows the workload's threads wherever they run; "
                     "it cannot be combined with -a or -C\n");
@@ -389,6 +408,8 @@ static int build_attrs(struct rec *r, const struct rec_opts *o)
                      PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
     if (set_regs_attr(a, o)) return 2;
     a->sample_id_all = 1;
+    /* perf 6.1 reads each event's lost count at the end (PERF_FORMAT_LOST). */
+    a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
     a->inherit = !o->per_thread;
     if (o->count) a->sample_period = a->sample_period ? a->sample_period : o->count;
     else if (!a->sample_period) { a->freq = 1; a->sample_freq = o->freq; }
@@ -463,6 +484,40 @@ static int open_events(struct rec *r, const struct rec_opts *o)
     pd_writer_add_event(r->w, &r->attr[i], r->names[i], r->id[i], (size_t)o->ncpus);
   }
   return 0;
+}
+
+/* record__read_lost_samples: after the run, each event's count of samples
+ * the kernel could not write (PERF_FORMAT_LOST, including those a LOST
+ * record reported) goes into a PERF_RECORD_LOST_SAMPLES record, so that a
+ * drop the kernel had no later chance to report is not silent. Returns the
+ * total. */
+static uint64_t write_lost_samples(struct rec *r, const struct rec_opts *o)
+{
+  uint64_t total = 0;
+  for (int i = 0, f = 0; i < o->nevents; i++) {
+    for (int k = 0; k < o->ncpus; k++, f++) {
+      uint64_t v[3];   /* value, id, lost */
+      if (machine_perf_read(r->m, r->fd[f], v, sizeof v) != (long)sizeof v || !v[2]) continue;
+      total += v[2];
+      uint8_t rec[64] = { 0 };
+      struct perf_event_header *h = (struct perf_event_header *)rec;
+      size_t n = 16;
+      uint64_t st = r->attr[i].sample_type, zero = 0, id = r->id[i][k];
+      uint32_t cpu[2] = { o->cpus[k] < 0 ? 0 : (uint32_t)o->cpus[k], 0 };
+      memcpy(rec + 8, &v[2], 8);
+      if (st & PERF_SAMPLE_TID) { memcpy(rec + n, &zero, 8); n += 8; }
+      if (st & PERF_SAMPLE_TIME) { memcpy(rec + n, &zero, 8); n += 8; }
+      if (st & PERF_SAMPLE_ID) { memcpy(rec + n, &id, 8); n += 8; }
+      if (st & PERF_SAMPLE_STREAM_ID) { memcpy(rec + n, &id, 8); n += 8; }
+      if (st & PERF_SAMPLE_CPU) { memcpy(rec + n, cpu, 8); n += 8; }
+      if (st & PERF_SAMPLE_IDENTIFIER) { memcpy(rec + n, &id, 8); n += 8; }
+      h->type = PERF_RECORD_LOST_SAMPLES;
+      h->size = (uint16_t)n;
+      pd_writer_record(r->w, h);
+      r->bytes += n;
+    }
+  }
+  return total;
 }
 
 static void set_env(struct rec *r, int ncpus, int argc, char **argv)
@@ -556,6 +611,7 @@ int cmd_record(int argc, char **argv)
   synth_kernel_mmap(&r);
   set_env(&r, o.mo.ncpus ? o.mo.ncpus : 1, argc, argv);
   int status = run_workload(&r, o.quiet);
+  uint64_t kernel_lost = write_lost_samples(&r, &o);
   for (int i = 0; i < r.nfd; i++) machine_perf_close(r.m, r.fd[i]);
   r.nfd = 0;
   if (o.truth && write_truth(&r)) goto out;
@@ -565,10 +621,11 @@ int cmd_record(int argc, char **argv)
   if (!o.quiet) {
     fprintf(stderr, "[ profileme record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
             (double)r.bytes / 1e6, o.out, (unsigned long long)r.samples);
-    if (r.lost_records)
-      fprintf(stderr, "profileme record: %llu samples lost in %llu LOST records: the ring was full "
-                      "(a larger period or a lower -F helps)\n",
-              (unsigned long long)r.lost_samples, (unsigned long long)r.lost_records);
+    if (kernel_lost)
+      fprintf(stderr, "profileme record: %llu samples lost (%llu of them in %llu LOST records): the "
+                      "ring was full (a larger period, a lower -F or more -m pages helps)\n",
+              (unsigned long long)kernel_lost, (unsigned long long)r.lost_samples,
+              (unsigned long long)r.lost_records);
   }
   rc = werr ? 1 : interrupted ? 130 : tool_exit_status(status);
 out:

@@ -5,6 +5,7 @@
  * unresolved symbols print as "[.] 0x<16 hex digits>" of the map-relative
  * address (and widen Symbol to 22, Shared Object to 16), the last column is
  * not padded when it is the symbol. Events without samples are skipped. */
+#include "tools/callchain.h"
 #include "tools/commands.h"
 #include "tools/dump.h"
 #include "tools/session.h"
@@ -29,7 +30,12 @@ struct rkey {                  /* one histogram entry's identity; unused keys st
   uint32_t cpu;
   uint32_t level;
 };
-struct rval { uint64_t period, samples; };
+struct rval {
+  uint64_t period, samples;
+  uint64_t acc;                /* children mode: the period of samples with it on their chain */
+  uint32_t root;               /* its call tree (0: none) */
+  uint32_t tid;                /* the thread of its first sample (perf's he->thread) */
+};
 
 struct report {
   enum key keys[8];
@@ -42,6 +48,18 @@ struct report {
   uint64_t *total, *nsamples;  /* per event, filters not applied (as perf) */
   bool dump;                   /* -D: dump every record, then the counts */
   uint32_t types[DUMP_NTYPES]; /* -D: records per type, [0] all */
+  /* call graphs (perf report -g): on when asked or when the file has chains */
+  int graph;                   /* -1 unset, 0 off (-g none), 1 on */
+  int children;                /* -1 unset: on with graphs, as perf's default */
+  bool sort_set;
+  struct cc_param cc;
+  struct cc_forest *forest;
+  struct cc_unwinder uw;       /* x86-64 DWARF unwinding (REGS_USER + STACK_USER) */
+  struct cc_frames frames;
+  struct sym_loc *locs;        /* the frames resolved, in display order */
+  uint64_t ips[128];           /* and their addresses */
+  size_t nlocs;
+  uint64_t bad_chains;
 };
 
 static void usage(FILE *f)
@@ -64,6 +82,13 @@ static void usage(FILE *f)
     "      --header, --header-only  print the file's header information\n"
     "  -D, --dump-raw-trace    dump every record as script -D does (without the\n"
     "                          script lines), then the counts of records and samples\n"
+    "  -g, --call-graph[=ARGS] call graphs, perf's print_type,threshold,print_limit,order,\n"
+    "                          value: graph|fractal|flat|folded|none, 0.5, caller|callee,\n"
+    "                          percent|period|count (default graph,0.5,caller; on when\n"
+    "                          the file has callchains or user stacks)\n"
+    "  -G, --inverted          caller order\n"
+    "      --children, --no-children  accumulate callees' periods into callers\n"
+    "      --max-stack N       frames per chain (127)\n"
     "Exit status: 0 success, 1 unreadable or malformed input, 2 bad options.\n");
 }
 
@@ -96,6 +121,83 @@ static bool has_key(const struct report *rp, enum key k)
 }
 
 static const char *dso_name(const struct sym_dso *d) { return d ? d->short_name : "[unknown]"; }
+
+/* The key an entry for frame loc would have (the sort keys in use). */
+static void frame_rkey(const struct report *rp, const struct rkey *self, const struct sym_loc *loc, struct rkey *k)
+{
+  *k = *self;
+  if (has_key(rp, K_DSO)) k->dso = loc->dso;
+  if (has_key(rp, K_SYM)) {
+    k->sym = loc->sym;
+    /* perf's fill_callchain_info sets the level only for a frame with a
+     * map: one without keeps the sample's */
+    if (loc->dso) k->level = (uint32_t)loc->level;
+    k->addr = loc->sym ? 0 : loc->addr;
+  }
+}
+
+/* Adds a chain (display order, from locs[from]) to entry v's tree. */
+static int add_tree(struct report *rp, struct rval *v, struct hist *h, const struct rkey *k, size_t from,
+                    uint64_t period)
+{
+  if (!v->root) {
+    uint32_t root = cc_tree_new(rp->forest);
+    if (!root) return PM_ENOMEM;
+    v = hist_get(h, k);        /* still there: no insert since */
+    v->root = root;
+  }
+  struct cc_key keys[128];
+  size_t n = 0;
+  for (size_t i = from; i < rp->nlocs && n < 128; i++) {
+    memset(&keys[n], 0, sizeof keys[n]);
+    keys[n].dso = rp->locs[i].dso;
+    keys[n].sym = rp->locs[i].sym;
+    if (!rp->locs[i].sym) keys[n].ip = rp->ips[i];
+    n++;
+  }
+  return cc_tree_add(rp->forest, v->root, keys, n, period);
+}
+
+/* perf's hist_entry_iter cumulative callbacks: the sample's own entry gets
+ * the whole chain; with --children every other frame's entry (once per
+ * sample, recursion counted once) gets the period as Children and the chain
+ * from that frame on. */
+static int add_chains(struct report *rp, struct session *s, const struct pd_sample *smp, size_t ev,
+                      const struct rkey *self)
+{
+  int e = cc_sample_frames(s, smp, rp->uw.unwind ? &rp->uw : NULL, &rp->frames);
+  if (e) return e;
+  if (rp->frames.bad) rp->bad_chains++;
+  size_t n = rp->frames.n < rp->cc.max_stack ? rp->frames.n : rp->cc.max_stack;
+  if (n > 128) n = 128;
+  rp->nlocs = n;
+  for (size_t i = 0; i < n; i++) {   /* caller order keeps the outermost frames, as perf */
+    const struct cc_frame *f = &rp->frames.f[rp->cc.caller ? rp->frames.n - 1 - i : i];
+    sym_resolve(s->m, smp->pid, f->cpumode, f->ip, &rp->locs[i]);
+    rp->ips[i] = f->ip;
+  }
+  struct hist *h = rp->hists[ev];
+  struct rval *v = hist_get(h, self);
+  if (!v) return PM_ENOMEM;
+  if (n && (e = add_tree(rp, v, h, self, 0, smp->period))) return e;
+  if (!rp->children) return 0;
+  struct rkey seen[129];
+  size_t nseen = 0;
+  seen[nseen++] = *self;
+  for (size_t i = 0; i < n; i++) {
+    struct rkey k;
+    frame_rkey(rp, self, &rp->locs[i], &k);
+    bool dup = false;
+    for (size_t j = 0; j < nseen && !dup; j++) dup = !memcmp(&seen[j], &k, sizeof k);
+    if (dup) continue;
+    seen[nseen++] = k;
+    if (!(v = hist_get(h, &k))) return PM_ENOMEM;
+    if (!v->acc && !v->samples) v->tid = smp->tid;
+    v->acc += smp->period;
+    if ((e = add_tree(rp, v, h, &k, i, smp->period))) return e;
+  }
+  return 0;
+}
 
 static int on_record(void *ctx, struct session *s, const struct session_rec *r)
 {
@@ -130,9 +232,12 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   }
   struct rval *v = hist_get(rp->hists[ev], &k);
   if (!v) return PM_ENOMEM;
+  if (!v->samples) v->tid = smp->tid;
   v->period += smp->period;
   v->samples++;
-  return 0;
+  if (rp->graph != 1) return 0;
+  v->acc += smp->period;
+  return add_chains(rp, s, smp, ev, &k);
 }
 
 /* ---- output ---- */
@@ -166,6 +271,14 @@ static int cmp_key(const struct rkey *a, const struct rkey *b, enum key k)
 static int row_cmp(const void *pa, const void *pb)
 {
   const struct row *a = pa, *b = pb;
+  if (sort_rp->children == 1) {
+    if (a->v->acc != b->v->acc) return a->v->acc > b->v->acc ? -1 : 1;
+    /* perf's __hpp__sort_acc: "put caller above callee when they have
+     * equal period", by the depth of their chains */
+    uint32_t da = cc_tree_max_depth(sort_rp->forest, a->v->root), db = cc_tree_max_depth(sort_rp->forest, b->v->root);
+    if (a->v->tid == b->v->tid && a->v->root && b->v->root && da != db)
+      return (da > db) == sort_rp->cc.caller ? -1 : 1;
+  }
   if (a->v->period != b->v->period) return a->v->period > b->v->period ? -1 : 1;
   for (size_t i = 0; i < sort_rp->nkeys; i++) {
     int c = cmp_key(a->k, b->k, sort_rp->keys[i]);
@@ -218,10 +331,11 @@ static void print_dots(int n)
 static void print_headers(const struct report *rp, const int w[NKEYS])
 {
   static const char *const head[NKEYS] = { "Command", "Shared Object", "Symbol", "    Pid:Command", "CPU" };
-  printf("# Overhead");
+  if (rp->children == 1) printf("# Children      Self");
+  else printf("# Overhead");
   if (rp->show_nr) printf("  %12s", "Samples");
   for (size_t i = 0; i < rp->nkeys; i++) printf("  %-*s", w[rp->keys[i]], head[rp->keys[i]]);
-  printf("\n# ........");
+  printf(rp->children == 1 ? "\n# ........  ........" : "\n# ........");
   if (rp->show_nr) print_dots(12);
   for (size_t i = 0; i < rp->nkeys; i++) print_dots(w[rp->keys[i]]);
   printf("\n#\n");
@@ -230,6 +344,7 @@ static void print_headers(const struct report *rp, const int w[NKEYS])
 static void print_row(const struct report *rp, const struct row *r, const int w[NKEYS], uint64_t total)
 {
   char buf[1024];
+  if (rp->children == 1) printf("  %7.2f%%", total ? 100.0 * (double)r->v->acc / (double)total : 0.0);
   printf("  %7.2f%%", total ? 100.0 * (double)r->v->period / (double)total : 0.0);
   if (rp->show_nr) printf("  %12" PRIu64, r->v->samples);
   for (size_t i = 0; i < rp->nkeys; i++) {
@@ -270,7 +385,8 @@ static int print_event(const struct report *rp, const struct session *s, size_t 
   int w[NKEYS];
   widths(rp, rows, n, w);   /* entries under --percent-limit count, as in perf */
   for (size_t i = 0; i < n; i++) {
-    double pct = rp->total[ev] ? 100.0 * (double)rows[i].v->period / (double)rp->total[ev] : 0.0;
+    uint64_t p = rp->children == 1 ? rows[i].v->acc : rows[i].v->period;
+    double pct = rp->total[ev] ? 100.0 * (double)p / (double)rp->total[ev] : 0.0;
     if (pct >= rp->percent_limit) rows[k++] = rows[i];
   }
   sort_rp = rp;
@@ -278,7 +394,14 @@ static int print_event(const struct report *rp, const struct session *s, size_t 
   print_samples_line(rp->nsamples[ev], pd_reader_event(s->r, ev)->name);
   printf("# Event count (approx.): %" PRIu64 "\n#\n", rp->total[ev]);
   print_headers(rp, w);
-  for (size_t i = 0; i < k; i++) print_row(rp, &rows[i], w, rp->total[ev]);
+  /* perf skips a lone root's first entry when the first sort key is the symbol */
+  bool skip_first = rp->sort_set && rp->nkeys && rp->keys[0] == K_SYM;
+  for (size_t i = 0; i < k; i++) {
+    print_row(rp, &rows[i], w, rp->total[ev]);
+    if (rp->graph == 1)
+      cc_print(stdout, rp->forest, rows[i].v->root, &rp->cc, rp->total[ev],
+               rp->children == 1 ? rows[i].v->acc : rows[i].v->period, skip_first);
+  }
   printf("\n\n");
   free(rows);
   return 0;
@@ -325,6 +448,30 @@ static void print_elided(struct report *rp)
   }
 }
 
+/* perf's defaults: graphs when the file has chains; children with them;
+ * caller order unless given (or with -g alone); x86-64 files with user
+ * stacks unwound through elfutils. */
+static int setup_graph(struct report *rp, struct session *s)
+{
+  bool dwarf;
+  bool has = cc_file_has_chains(s, &dwarf);
+  if (rp->graph == 1 && !has) {           /* asked for: perf's report__setup_sample_type refuses */
+    fprintf(stderr, "profileme report: Selected -g or --branch-history.\nBut no callchain or branch data.\n"
+                    "Did you call 'perf record' without -g or -b?\n");
+    return PM_EINVAL;
+  }
+  if (rp->graph < 0) rp->graph = has;
+  if (rp->graph && rp->cc.mode == CC_NONE) rp->graph = 0;
+  if (rp->children < 0) rp->children = rp->graph;
+  if (!rp->graph) rp->children = 0;
+  if (rp->children && !rp->cc.order_set) rp->cc.caller = true;
+  if (rp->graph != 1) return 0;
+  if (!(rp->forest = cc_forest_create())) return PM_ENOMEM;
+  if (!(rp->locs = calloc(128, sizeof *rp->locs))) return PM_ENOMEM;
+  if (dwarf) cc_unwinder_for(s, &rp->uw);
+  return 0;
+}
+
 static int run(struct report *rp, const char *input, const char *symfs)
 {
   struct session s;
@@ -335,6 +482,11 @@ static int run(struct report *rp, const char *input, const char *symfs)
   }
   size_t nev = pd_reader_nevents(s.r);
   int rc = 1;
+  if ((e = setup_graph(rp, &s)) != 0) {
+    if (e != PM_EINVAL) fprintf(stderr, "profileme report: %s\n", pm_strerror(e));
+    session_close(&s);
+    return 1;
+  }
   rp->hists = calloc(nev ? nev : 1, sizeof *rp->hists);
   rp->total = calloc(nev ? nev : 1, 8);
   rp->nsamples = calloc(nev ? nev : 1, 8);
@@ -347,6 +499,7 @@ static int run(struct report *rp, const char *input, const char *symfs)
     rc = 0;
   } else if (rp->dump) {
     printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+    s.file_order = true;         /* perf report -D dumps records as they are stored */
     if ((e = session_run(&s, on_record, rp)) != 0) {
       fflush(stdout);
       fprintf(stderr, "profileme report: %s: %s\n", s.path, s.err);
@@ -357,6 +510,9 @@ static int run(struct report *rp, const char *input, const char *symfs)
   } else if ((e = session_run(&s, on_record, rp)) != 0) {
     fprintf(stderr, "profileme report: %s: %s\n", s.path, s.err);
   } else {
+    char warn[512];
+    session_lost_warnings(&s, warn, sizeof warn);
+    fputs(warn, stderr);
     if (rp->header) print_header_info(&s);
     else printf("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
     print_elided(rp);
@@ -369,13 +525,19 @@ static int run(struct report *rp, const char *input, const char *symfs)
   free(rp->hists);
   free(rp->total);
   free(rp->nsamples);
+  if (rp->bad_chains) fprintf(stderr, "profileme report: %" PRIu64 " callchains with an unknown context marker were dropped (as perf does)\n", rp->bad_chains);
+  cc_forest_destroy(rp->forest);
+  cc_frames_free(&rp->frames);
+  free(rp->locs);
+  cc_unwinder_release(&rp->uw);
   session_close(&s);
   return rc;
 }
 
 int cmd_report(int argc, char **argv)
 {
-  enum { O_STDIO = 256, O_COMMS, O_DSOS, O_SYMS, O_PID, O_TID, O_LIMIT, O_SYMFS, O_HEADER, O_HEADER_ONLY };
+  enum { O_STDIO = 256, O_COMMS, O_DSOS, O_SYMS, O_PID, O_TID, O_LIMIT, O_SYMFS, O_HEADER, O_HEADER_ONLY,
+         O_CHILDREN, O_NO_CHILDREN, O_MAX_STACK };
   static const struct option opts[] = {
     { "input", required_argument, NULL, 'i' }, { "stdio", no_argument, NULL, O_STDIO },
     { "sort", required_argument, NULL, 's' }, { "show-nr-samples", no_argument, NULL, 'n' },
@@ -384,19 +546,46 @@ int cmd_report(int argc, char **argv)
     { "pid", required_argument, NULL, O_PID }, { "tid", required_argument, NULL, O_TID },
     { "percent-limit", required_argument, NULL, O_LIMIT }, { "symfs", required_argument, NULL, O_SYMFS },
     { "header", no_argument, NULL, O_HEADER }, { "header-only", no_argument, NULL, O_HEADER_ONLY },
-    { "dump-raw-trace", no_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    { "dump-raw-trace", no_argument, NULL, 'D' },
+    { "call-graph", optional_argument, NULL, 'g' }, { "inverted", no_argument, NULL, 'G' },
+    { "children", no_argument, NULL, O_CHILDREN }, { "no-children", no_argument, NULL, O_NO_CHILDREN },
+    { "max-stack", required_argument, NULL, O_MAX_STACK },
+    { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
   };
-  struct report rp = { .keys = { K_COMM, K_DSO, K_SYM }, .nkeys = 3 };
+  struct report rp = { .keys = { K_COMM, K_DSO, K_SYM }, .nkeys = 3, .graph = -1, .children = -1,
+                       .cc = { .mode = CC_GRAPH_ABS, .min_percent = 0.5, .max_stack = 127 } };
   const char *input = NULL, *symfs = NULL;
   int c;
   char *end;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "i:s:nDh", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "i:s:nDhg::G", opts, NULL)) != -1) {
     switch (c) {
     case 'i': input = optarg; break;
     case 'D': rp.dump = true; break;
     case O_STDIO: break;
-    case 's': if (parse_sort(&rp, optarg)) return 2; break;
+    case 's': if (parse_sort(&rp, optarg)) return 2; rp.sort_set = true; break;
+    case 'g': {
+      /* perf takes "-g folded" as well as "-g=folded"; -g alone is
+       * perf's callchain_default_opt */
+      char def[] = "graph,0.5,caller,function,percent";
+      char *arg = optarg;
+      if (!arg && optind < argc && argv[optind][0] != '-') {
+        struct cc_param probe = rp.cc;
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, "%s", argv[optind]);
+        if (!cc_param_parse(&probe, tmp)) arg = argv[optind++];
+      }
+      if (cc_param_parse(&rp.cc, arg ? arg : def)) {
+        fprintf(stderr, "profileme report: bad --call-graph '%s'\n", arg);
+        return 2;
+      }
+      rp.graph = rp.cc.mode != CC_NONE;
+      break;
+    }
+    case 'G': rp.cc.caller = rp.cc.order_set = true; if (rp.graph < 0) rp.graph = 1; break;
+    case O_CHILDREN: rp.children = 1; break;
+    case O_NO_CHILDREN: rp.children = 0; break;
+    case O_MAX_STACK: rp.cc.max_stack = (unsigned)strtoul(optarg, NULL, 0); break;
     case 'n': rp.show_nr = true; break;
     case O_COMMS: rp.ncomms = split_list(optarg, rp.comms, MAX_LIST); break;
     case O_DSOS: rp.ndsos = split_list(optarg, rp.dsos, MAX_LIST); break;

@@ -6,6 +6,7 @@
  * file samples it. -D dumps every record as perf's dump mode does (file
  * offset, type, size, hex bytes, decoded fields) and decodes the ProfileMe
  * raw payload by register field and status name. */
+#include "tools/callchain.h"
 #include "tools/commands.h"
 #include "tools/dump.h"
 #include "tools/session.h"
@@ -54,6 +55,10 @@ struct script {
   int data_src_width;
   char *comms[MAX_LIST], *pids[MAX_LIST], *tids[MAX_LIST];
   size_t ncomms, npids, ntids;
+  /* call chains, printed under each sample as perf script does */
+  bool chains;
+  struct cc_unwinder uw;
+  struct cc_frames frames;
 };
 
 static void usage(FILE *f)
@@ -199,9 +204,31 @@ static void print_pm_status(const struct pd_sample *smp)
   if (!any) printf("-");
 }
 
+/* perf's sample__fprintf_callchain: a line per frame, "\t    ADDR SYM+OFF (DSO)",
+ * the outermost 127 (perf's scripting_max_stack). */
+static void print_chain(struct script *sc, struct session *s, const struct pd_sample *smp)
+{
+  if (cc_sample_frames(s, smp, sc->uw.unwind ? &sc->uw : NULL, &sc->frames)) return;
+  for (size_t i = 0; i < sc->frames.n && i < 127; i++) {
+    const struct cc_frame *f = &sc->frames.f[i];
+    struct sym_loc loc;
+    sym_resolve(s->m, smp->pid, f->cpumode, f->ip, &loc);
+    putchar('\t');
+    if (sc->on[F_IP]) printf("%16" PRIx64, loc.map ? loc.addr : f->ip);   /* the map-relative address, as perf prints it */
+    if (sc->on[F_SYM]) {
+      if (!loc.sym) printf(" [unknown]");
+      else if (sc->on[F_SYMOFF]) printf(" %s+0x%" PRIx64, loc.sym->name, loc.vaddr - loc.sym->start);
+      else printf(" %s", loc.sym->name);
+    }
+    if (sc->on[F_DSO]) printf(" (%s)", loc.dso ? loc.dso->path : "[unknown]");
+    putchar('\n');
+  }
+}
+
 static void print_line(struct script *sc, struct session *s, const struct pd_sample *smp, const struct sym_loc *loc)
 {
-  if (sc->on[F_COMM]) printf("%16s ", sym_comm(s->m, smp->pid, smp->tid));
+  bool chain = sc->chains && sc->on[F_IP];
+  if (sc->on[F_COMM]) printf(chain ? "%s " : "%16s ", sym_comm(s->m, smp->pid, smp->tid));
   if (sc->on[F_PID] && sc->on[F_TID]) printf("%5d/%-5d ", (int32_t)smp->pid, (int32_t)smp->tid);
   else if (sc->on[F_PID]) printf("%5d ", (int32_t)smp->pid);
   else if (sc->on[F_TID]) printf("%5d ", (int32_t)smp->tid);
@@ -223,7 +250,12 @@ static void print_line(struct script *sc, struct session *s, const struct pd_sam
     printf("%-*s", sc->data_src_width, out);
   }
   if (sc->on[F_WEIGHT]) printf("%16" PRIu64, smp->weight);
-  if (sc->on[F_IP] || sc->on[F_SYM] || sc->on[F_DSO]) print_sym(sc, smp, loc);
+  if (chain) {
+    putchar('\n');
+    print_chain(sc, s, smp);
+  } else if (sc->on[F_IP] || sc->on[F_SYM] || sc->on[F_DSO]) {
+    print_sym(sc, smp, loc);
+  }
   if (sc->on[F_INSN] || sc->on[F_DISASM]) print_insn(sc, loc, smp->ip);
   if (sc->on[F_IREGS]) print_regs(smp->intr_abi, smp->intr_mask, smp->intr_regs);
   if (sc->on[F_UREGS]) print_regs(smp->user_abi, smp->user_mask, smp->user_regs);
@@ -291,6 +323,10 @@ int cmd_script(int argc, char **argv)
     return 1;
   }
   default_fields(&sc, &s);
+  s.file_order = sc.dump;        /* perf script -D dumps records as they are stored */
+  bool dwarf;
+  sc.chains = cc_file_has_chains(&s, &dwarf) && !sc.dump;
+  if (sc.chains && dwarf) cc_unwinder_for(&s, &sc.uw);
   int rc = sc.user_set ? check_fields(&sc, &s) : 0;
   if (!rc) {
     sc.name_width = (int)session_max_name(&s);
@@ -298,8 +334,15 @@ int cmd_script(int argc, char **argv)
       fflush(stdout);
       fprintf(stderr, "profileme script: %s: %s\n", s.path, s.err);
       rc = 1;
+    } else {
+      char warn[512];
+      session_lost_warnings(&s, warn, sizeof warn);
+      fflush(stdout);
+      fputs(warn, stderr);
     }
   }
+  cc_frames_free(&sc.frames);
+  cc_unwinder_release(&sc.uw);
   session_close(&s);
   return rc;
 }

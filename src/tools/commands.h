@@ -22,6 +22,9 @@ int cmd_annotate(int argc, char **argv);
 /* profileme script [-i FILE] [-F FIELDS] [-D]: one line per sample, like perf script. */
 int cmd_script(int argc, char **argv);
 
+/* profileme flamegraph [-i FILE] [-o OUT] [--folded]: call stacks as a flame graph. */
+int cmd_flamegraph(int argc, char **argv);
+
 /* profileme mem [-t TYPE] report|record ...: samples by data source, like
  * perf mem report; recording with the memory events, like perf mem record. */
 int cmd_mem(int argc, char **argv);

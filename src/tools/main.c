@@ -11,6 +11,7 @@ static const struct { const char *name; int (*fn)(int, char **); const char *wha
   { "disasm", cmd_disasm, "disassemble an Alpha ELF file like objdump -d" },
   { "report", cmd_report, "summarize a perf.data file like perf report" },
   { "annotate", cmd_annotate, "per-instruction samples with disassembly and source" },
+  { "flamegraph", cmd_flamegraph, "draw the call stacks as a flame graph (SVG) or folded stacks" },
   { "script", cmd_script, "list the samples of a perf.data file like perf script" },
   { "mem", cmd_mem, "samples by data source like perf mem report" },
   { "dcpi", cmd_dcpi, "ProfileMe status per symbol or instruction, DCPI style" },
@@ -20,7 +21,7 @@ static void usage(FILE *f)
 {
   fprintf(f, "usage: profileme COMMAND [ARGS...]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-    fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
+    fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].what);
   fprintf(f, "\n'profileme COMMAND --help' describes a command.\n");
 }
 

@@ -1,6 +1,7 @@
 /* The shared pass over a perf.data file; see session.h. Records are handed
- * over in file order (our recorder writes them in time order; files from a
- * multi-CPU perf record are not re-sorted). */
+ * over in time order when every event has timestamps (perf's ordered
+ * events; our recorder writes them in time order already), else in file
+ * order. */
 #include "tools/session.h"
 #include "util/err.h"
 #include <inttypes.h>
@@ -68,39 +69,130 @@ static uint64_t rd64(const void *p)
   return v;
 }
 
-int session_run(struct session *s, session_fn fn, void *ctx)
+void session_lost_warnings(const struct session *s, char *buf, size_t len)
 {
-  const struct perf_event_header *h = NULL, *first = NULL;
+  int n = 0;
+  buf[0] = '\0';
+  if (s->nr_lost)
+    n = snprintf(buf, len, "Warning:\nProcessed %" PRIu64 " events and lost %" PRIu64 " chunks!\n\n"
+                 "Check IO/CPU overload!\n\n", s->nr_events, s->nr_lost);
+  if (n < 0 || (size_t)n >= len) return;
+  uint64_t all = s->nr_samples + s->lost;
+  /* perf warns from a drop rate above 5% of the samples (LOST_SAMPLES). */
+  if (all && (double)s->lost / (double)all > 0.05)
+    snprintf(buf + n, len - (size_t)n, "Warning:\nProcessed %" PRIu64 " samples and lost %3.2f%%!\n\n",
+             all, 100.0 * (double)s->lost / (double)all);
+}
+
+
+/* Hands one record over (samples decoded and resolved, side-band records
+ * applied to the machine first). */
+static int one_record(struct session *s, const struct perf_event_header *h, uint64_t offset, session_fn fn,
+                      void *ctx)
+{
   char eb[256];
   int rc;
-  s->err[0] = '\0';
+  struct session_rec rec = { h, offset, NULL, { 0 } };
+  struct pd_sample smp;
+  s->nr_events++;
+  if (h->type == PERF_RECORD_SAMPLE) {
+    s->nr_samples++;
+    int e = pd_parse_sample(s->r, h, &smp, eb, sizeof eb);
+    if (e) {
+      snprintf(s->err, sizeof s->err, "%s", eb);
+      return e;
+    }
+    rec.sample = &smp;
+    sym_resolve(s->m, smp.pid, smp.cpumode, smp.ip, &rec.loc);
+  } else {
+    if (h->type == PERF_RECORD_LOST && h->size >= 24) { s->lost_events += rd64((const char *)h + 16); s->nr_lost++; }
+    if (h->type == PERF_RECORD_LOST_SAMPLES && h->size >= 16) s->lost += rd64((const char *)h + 8);
+    int e = sym_machine_record(s->m, h);
+    if (e) {
+      snprintf(s->err, sizeof s->err, "%s record at offset %#" PRIx64 " (size %u): %s",
+               session_record_name(h->type), offset, h->size,
+               e == PM_ECORRUPT ? "too short for its contents" : pm_strerror(e));
+      return e;
+    }
+  }
+  if (fn && (rc = fn(ctx, s, &rec)) != 0) {
+    if (!s->err[0]) snprintf(s->err, sizeof s->err, "%s", pm_strerror(rc));
+    return rc;
+  }
+  return 0;
+}
+
+/* Whether every event samples TIME and carries it on side-band records:
+ * then the records can be put in time order. */
+static bool timed(const struct session *s)
+{
+  size_t n = pd_reader_nevents(s->r);
+  for (size_t i = 0; i < n; i++) {
+    const struct perf_event_attr *a = &pd_reader_event(s->r, i)->attr;
+    if (!(a->sample_type & PERF_SAMPLE_TIME) || !a->sample_id_all) return false;
+  }
+  return n > 0;
+}
+
+struct trec { const struct perf_event_header *h; uint64_t offset, time, seq; };
+static int by_time(const void *pa, const void *pb)
+{
+  const struct trec *a = pa, *b = pb;
+  if (a->time != b->time) return a->time < b->time ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* perf's ordered events: a file of several CPU buffers holds records out of
+ * time order (a process's MMAP after its first samples on another CPU);
+ * perf sorts them by time before use, and so do we. Records without a time
+ * keep the time of the one before them (they stay where they are). */
+static int run_ordered(struct session *s, session_fn fn, void *ctx)
+{
+  const struct perf_event_header *h = NULL, *first = NULL;
+  struct trec *v = NULL;
+  size_t n = 0, cap = 0;
+  uint64_t last = 0;
+  int rc;
   while ((rc = pd_reader_next(s->r, &h, s->err, sizeof s->err)) == 1) {
     if (!first) first = h;
-    struct session_rec rec = { h, s->data_offset + (uint64_t)((const char *)h - (const char *)first), NULL, { 0 } };
+    if (n == cap) {
+      size_t c = cap ? cap * 2 : 4096;
+      struct trec *nv = realloc(v, c * sizeof *nv);
+      if (!nv) { free(v); return PM_ENOMEM; }
+      v = nv;
+      cap = c;
+    }
+    uint64_t t = last;
+    struct session_id id;
     struct pd_sample smp;
+    char eb[256];
     if (h->type == PERF_RECORD_SAMPLE) {
-      int e = pd_parse_sample(s->r, h, &smp, eb, sizeof eb);
-      if (e) {
-        snprintf(s->err, sizeof s->err, "%s", eb);
-        return e;
-      }
-      rec.sample = &smp;
-      sym_resolve(s->m, smp.pid, smp.cpumode, smp.ip, &rec.loc);
-    } else {
-      if (h->type == PERF_RECORD_LOST && h->size >= 24) s->lost += rd64((const char *)h + 16);
-      if (h->type == PERF_RECORD_LOST_SAMPLES && h->size >= 16) s->lost += rd64((const char *)h + 8);
-      int e = sym_machine_record(s->m, h);
-      if (e) {
-        snprintf(s->err, sizeof s->err, "%s record at offset %#" PRIx64 " (size %u): %s",
-                 session_record_name(h->type), rec.offset, h->size,
-                 e == PM_ECORRUPT ? "too short for its contents" : pm_strerror(e));
-        return e;
-      }
+      if (!pd_parse_sample(s->r, h, &smp, eb, sizeof eb)) t = smp.time;
+    } else if (session_record_id(s, h, &id) && (id.has & PERF_SAMPLE_TIME) && id.time) {
+      t = id.time;
     }
-    if (fn && (rc = fn(ctx, s, &rec)) != 0) {
-      if (!s->err[0]) snprintf(s->err, sizeof s->err, "%s", pm_strerror(rc));
+    last = t;
+    v[n] = (struct trec){ h, s->data_offset + (uint64_t)((const char *)h - (const char *)first), t, n };
+    n++;
+  }
+  if (rc == 0) {
+    qsort(v, n, sizeof *v, by_time);
+    for (size_t i = 0; i < n && !rc; i++) rc = one_record(s, v[i].h, v[i].offset, fn, ctx);
+  }
+  free(v);
+  return rc;
+}
+
+int session_run(struct session *s, session_fn fn, void *ctx)
+{
+  const struct perf_event_header *h = NULL, *first = NULL;   /* NULL: LTO sees no write through pd_reader_next */
+  int rc;
+  s->err[0] = '\0';
+  if (!s->file_order && timed(s)) return run_ordered(s, fn, ctx);
+  while ((rc = pd_reader_next(s->r, &h, s->err, sizeof s->err)) == 1) {
+    if (!first) first = h;
+    if ((rc = one_record(s, h, s->data_offset + (uint64_t)((const char *)h - (const char *)first), fn, ctx)))
       return rc;
-    }
   }
   return rc;
 }
@@ -194,6 +286,7 @@ const char *session_record_name(uint32_t type)
 void sym_column(char level, const struct sym_symbol *sym, uint64_t addr, char *buf, size_t len)
 {
   if (sym) snprintf(buf, len, "[%c] %s", level, sym->name);
+  else if (!addr) snprintf(buf, len, "[%c] %016" PRIx64, level, addr);   /* perf's "%-#.*llx": no 0x for 0 */
   else snprintf(buf, len, "[%c] 0x%016" PRIx64, level, addr);
 }
 
@@ -342,11 +435,22 @@ void hist_destroy(struct hist *h)
   free(h);
 }
 
+/* Eight bytes at a time (call-graph keys are 40 bytes, hashed once per
+ * frame per entry: bytewise FNV was a sixth of report -g's time). */
 static uint64_t hash_bytes(const void *p, size_t n)
 {
-  uint64_t x = 14695981039346656037ull;
-  for (size_t i = 0; i < n; i++) x = (x ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
-  return x ^ (x >> 29);
+  const unsigned char *b = p;
+  uint64_t x = 14695981039346656037ull ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    x = (x ^ w) * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 32;
+  }
+  for (; i < n; i++) x = (x ^ b[i]) * 1099511628211ull;
+  x *= 0xff51afd7ed558ccdull;
+  return x ^ (x >> 33);
 }
 
 static int hist_grow_index(struct hist *h)

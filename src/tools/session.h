@@ -17,7 +17,11 @@ struct session {
   struct pd_reader *r;
   struct sym_machine *m;
   uint64_t data_offset;          /* file offset of the first record (for dumps) */
-  uint64_t lost;                 /* samples lost (LOST and LOST_SAMPLES records) */
+  uint64_t lost;                 /* perf's total_lost_samples: LOST_SAMPLES records summed */
+  uint64_t lost_events;          /* perf's total_lost: LOST records summed */
+  uint64_t nr_lost;              /* LOST records ("chunks") */
+  uint64_t nr_events, nr_samples;/* records and SAMPLE records read */
+  bool file_order;               /* hand records over as stored (dumps), not in time order */
   char err[512];
 };
 
@@ -25,6 +29,11 @@ struct session {
  * Returns 0, or PM_E* with the reader's message in s->err. */
 int session_open(struct session *s, const char *path, const char *symfs);
 void session_close(struct session *s);
+
+/* perf_session__warn_about_errors for lost data, as ui__warning prints it
+ * on a terminal-less run: the text for stderr after a pass (empty when
+ * nothing was lost), in buf. */
+void session_lost_warnings(const struct session *s, char *buf, size_t len);
 
 /* One record, as the pass hands it over. */
 struct session_rec {
@@ -39,8 +48,10 @@ struct session_rec {
  * code, with a message in s->err or (when it writes none) pm_strerror's. */
 typedef int (*session_fn)(void *ctx, struct session *s, const struct session_rec *r);
 
-/* Reads every record once. Returns 0, the callback's value, or PM_E* with
- * a message in s->err. */
+/* Reads every record once, in time order when every event samples TIME
+ * with sample_id_all (as perf's ordered events; stable, so records of one
+ * time keep their file order), else (or with file_order) as stored.
+ * Returns 0, the callback's value, or PM_E* with a message in s->err. */
 int session_run(struct session *s, session_fn fn, void *ctx);
 
 /* Index of an event in the reader (0..nevents-1). */

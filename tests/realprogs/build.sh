@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Fetches the Debian source packages lua5.4 and bzip2 with `apt-get source`
-# into $BUILD/realprogs/src and cross-builds them for Alpha with a short
-# command list of our own (not the packages' debian/rules): lua from src/*.c
-# except luac.c, bzip2 from its library files plus bzip2.c. Each program is
-# built dynamic (lua with LUA_USE_DLOPEN) and static (-static -Wl,--no-relax):
-#   $BUILD/realprogs/{lua,bzip2}.{dyn,static}
+# Fetches the Debian source packages lua5.4, bzip2, make-dfsg and dash with
+# `apt-get source` into $BUILD/realprogs/src and cross-builds them for Alpha
+# with a short command list of our own (not the packages' debian/rules): lua
+# from src/*.c except luac.c, bzip2 from its library files plus bzip2.c. Each
+# is built dynamic (lua with LUA_USE_DLOPEN) and static (-static
+# -Wl,--no-relax): $BUILD/realprogs/{lua,bzip2}.{dyn,static}
+# GNU make (for the build workload, workloads/build.mk) is compiled from its
+# src/*.c with tests/realprogs/make-config.h, since the Debian source has no
+# generated configure script; dash with its own `configure
+# --host=alpha-linux-gnu` (its generators mksyntax, mknodes... built with the
+# host's cc), dynamic only: $BUILD/realprogs/{make,dash}.dyn
 # Nothing is fetched or rebuilt if it is already there. Exits non-zero with a
 # message on stderr on failure. Needs deb-src in the apt sources: see
 # scripts/enable-deb-src.sh. Environment: BUILD, ALPHA_CC.
@@ -80,3 +85,38 @@ done
 build "$out/bzip2.dyn" -O2 -D_FILE_OFFSET_BITS=64 -o "$out/bzip2.dyn.tmp" "${bz_src[@]}"
 build "$out/bzip2.static" -O2 -static -Wl,--no-relax -D_FILE_OFFSET_BITS=64 \
   -o "$out/bzip2.static.tmp" "${bz_src[@]}"
+
+# GNU make: its source list from Makefile.am, no guile, no remote jobs.
+mk=$(fetch make-dfsg)
+if [ ! -x "$out/make.dyn" ]; then
+  mkdir -p "$out/make-config"
+  cp "$root/tests/realprogs/make-config.h" "$out/make-config/config.h"
+  mk_src=()
+  for f in $(sed -n '/^make_SRCS/,/vpath\.c/p' "$mk/Makefile.am" | tr ' \\\t' '\n\n\n' | grep '\.c$'); do
+    mk_src+=("$mk/$f")
+  done
+  mk_src+=("$mk/src/posixos.c" "$mk/src/remote-stub.c")
+  build "$out/make.dyn" -O2 -I"$out/make-config" -I"$mk/src" -I"$mk/lib" -DHAVE_CONFIG_H \
+    -DLIBDIR='"/usr/lib"' -DINCLUDEDIR='"/usr/include"' -DLOCALEDIR='"/usr/share/locale"' \
+    -o "$out/make.dyn.tmp" "${mk_src[@]}"
+fi
+
+# dash: Debian's patches are applied but its autotools outputs are not
+# regenerated (no autoreconf here): mark them up to date so that make does
+# not try, and add the privmode patch's priv.c to the object list by hand.
+dsh=$(fetch dash)
+if [ ! -x "$out/dash.dyn" ]; then
+  echo "realprogs: building dash.dyn" >&2
+  bdir=$out/dash-build
+  rm -rf "$bdir" && mkdir -p "$bdir"
+  (cd "$dsh" && touch aclocal.m4 && touch configure Makefile.in src/Makefile.in config.h.in)
+  if ! (cd "$bdir" && "$dsh/configure" --host=alpha-linux-gnu CC="$CC" CC_FOR_BUILD=cc \
+          CFLAGS=-O2 >"$out/dash.dyn.log" 2>&1 &&
+        sed -i 's/^am_dash_OBJECTS = /am_dash_OBJECTS = priv.$(OBJEXT) /' src/Makefile &&
+        make ACLOCAL=true AUTOCONF=true AUTOMAKE=true AUTOHEADER=true >>"$out/dash.dyn.log" 2>&1); then
+    echo "realprogs: building dash.dyn failed:" >&2
+    tail -n 20 "$out/dash.dyn.log" >&2
+    exit 1
+  fi
+  cp "$bdir/src/dash" "$out/dash.dyn.tmp" && mv -f "$out/dash.dyn.tmp" "$out/dash.dyn"
+fi

@@ -153,11 +153,11 @@ fi
 # stat's), the exact mispredicts, jump mispredicts, load-store replays, map
 # stalls and fetches summed over every PC equal sim/branch-misses,
 # sim/jump-misses, sim/replays, sim/map-stalls and sim/fetched.
-rec --privileged --truth -e cpu/event=1,profileme=1/ -c 524288 -o cols.data "$out/many" 200
+rec --privileged --truth -e cpu/event=1,profileme=1/ -c 524288 -o cols.data "$out/many" 150
 csv cols.data >cols.csv
 nsamples=$(perf script -i cols.data 2>/dev/null | wc -l)
 "$PROFILEME" stat -x, -e sim/fetched/,sim/branch-misses/,sim/jump-misses/,sim/replays/,sim/map-stalls/ -- \
-  "$out/many" 200 2>&1 >/dev/null | cut -d, -f1,3 >cols.sim
+  "$out/many" 150 2>&1 >/dev/null | cut -d, -f1,3 >cols.sim
 python3 - "$nsamples" <<'PY'
 import csv, sys
 pairs = { 'samples': 'sim/fetched/', 'mispredict': 'sim/branch-misses/', 'jmp_mispredict': 'sim/jump-misses/',
