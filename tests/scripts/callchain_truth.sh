@@ -59,6 +59,23 @@ if command -v perf >/dev/null && [ -f "$d.data" ]; then
     echo "PASS callchain_truth/linux-perf-report-g: perf report -g shows the unwound chains"
   else echo "FAIL callchain_truth/linux-perf-report-g: $(head -c 300 <<<"$rep")"; fi
 fi
+# The commands show the unwound user frames of a dwarf-mode file: script's
+# chains end at _start (calls.static unwinds completely), report -g folded
+# and flamegraph --folded go _start -> main -> qsort -> the comparator.
+d=$out/calls.static.dwarf.data
+if [ -f "$d" ]; then
+  read -r n s <<<"$("$PROFILEME" script -i "$d" 2>/dev/null |
+    awk 'BEGIN { RS = "" } { n++; k = split($0, l, "\n"); if (k > 2 && l[k] ~ / _start\+/) s++ } END { print n + 0, s + 0 }')"
+  if [ "$n" -gt 0 ] && [ $((s * 100)) -ge $((n * 99)) ]; then
+    echo "PASS callchain_truth/script-dwarf: $s of $n samples' unwound chains end at _start"
+  else echo "FAIL callchain_truth/script-dwarf: $s of $n samples' chains end at _start"; fi
+  rep=$("$PROFILEME" report -i "$d" --stdio -g folded 2>&1)
+  fg=$("$PROFILEME" flamegraph -i "$d" --folded 2>&1)
+  pat='_start;__libc_start_main_impl;__libc_start_call_main;main;__qsort_r;msort_with_tmp[^;]*;.*cmp'
+  if grep -qE "$pat" <<<"$rep" && grep -qE "$pat" <<<"$fg"; then
+    echo "PASS callchain_truth/report-flamegraph-dwarf: report -g folded and flamegraph show the unwound stacks"
+  else echo "FAIL callchain_truth/report-flamegraph-dwarf: $(head -c 300 <<<"$rep$fg")"; fi
+fi
 # File size: bytes per sample of the same runs, dwarf against record-time
 # (a size, not a time: the goal is at least 10 times smaller).
 awk -v out="$out" '/^callchain_truth [a-z]+\.[a-z]+ \(/ {

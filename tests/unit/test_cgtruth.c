@@ -15,6 +15,7 @@
 #include "check.h"
 #include "guest/os.h"
 #include "guest/shadow.h"
+#include "tools/callchain.h"
 #include "tools/dwarf_unwind.h"
 #include "util/err.h"
 #include <stdlib.h>
@@ -101,6 +102,11 @@ struct cmp {
   uint64_t trunc_st[UNW_NSTATUS + 1];  /* [UNW_NSTATUS]: a recorded chain shorter than the truth */
   bool dwarf, chain;
   char first_wrong[512];
+  /* The same samples through the commands' frames (cc_sample_frames with
+   * the file's unwinder: what report -g, script and flamegraph show). */
+  struct cc_unwinder uw;
+  bool have_uw;
+  uint64_t fr_samples, fr_same;
 };
 
 static int truth_cmp(const void *a, const void *b)
@@ -172,6 +178,18 @@ static int on_rec(void *ctx, struct session *s, const struct session_rec *r)
   if (sample_user_unwind(c->u, s, smp, UNW_MAX_DEPTH, &res)) {
     c->dwarf = true;
     judge(c, t, res.pc, res.n, res.status == UNW_COMPLETE, res.status);
+    /* The commands' user frames: the unwinder's, return addresses less 1. */
+    struct cc_frames fr = { 0 };
+    if (c->have_uw && cc_sample_frames(s, smp, &c->uw, &fr) == 0) {
+      uint64_t got[UNW_MAX_DEPTH];
+      unsigned n = 0;
+      for (size_t i = 0; i < fr.n && n < UNW_MAX_DEPTH; i++)
+        if (fr.f[i].cpumode == PERF_RECORD_MISC_USER) got[n] = fr.f[i].ip + (n ? 1 : 0), n++;
+      c->fr_samples++;
+      c->fr_same += n == res.n && !memcmp(got, res.pc, n * sizeof got[0]) &&
+                    fr.truncated == (res.status != UNW_COMPLETE);
+    }
+    cc_frames_free(&fr);
     return 0;
   }
   size_t n;
@@ -199,6 +217,7 @@ static void test_file(const char *name, const char *data, const char *truth, uns
   CHECK(err == 0, "%s: %s opens (%s)", name, data, err ? s.err : "");
   if (err) return;
   c.u = unw_create(NULL);
+  c.have_uw = cc_unwinder_for(&s, &c.uw);
   err = session_run(&s, on_rec, &c);
   CHECK(err == 0, "%s: read (%s)", name, err ? s.err : "");
   const char *mode = c.dwarf ? "dwarf, unwound from regs+stack" : "unwound at record";
@@ -214,6 +233,11 @@ static void test_file(const char *name, const char *data, const char *truth, uns
   CHECK(c.wrong == 0, "%s (%s): no wrong frame (%s)", name, mode, c.first_wrong);
   CHECK(n && c.exact * 100 >= n * min, "%s (%s): at least %u%% exactly the true stack", name, mode, min);
   CHECK(c.nomatch == 0, "%s (%s): every sample has its truth", name, mode);
+  if (c.dwarf)
+    CHECK(c.have_uw && c.fr_samples == c.samples && c.fr_same == c.samples,
+          "%s (%s): report/script frames are the unwound chains (%" PRIu64 " of %" PRIu64 ")", name, mode,
+          c.fr_same, c.samples);
+  cc_unwinder_release(&c.uw);
   unw_destroy(c.u);
   session_close(&s);
   for (size_t i = 0; i < c.nt; i++) free(c.t[i].chain);
