@@ -143,10 +143,16 @@ else fail intr-regs-r9 "status $st: $l"; fi
 l=$("$PROFILEME" record --call-graph dwarf,70000 -- ./canary 2>&1); st=$?
 if [ "$st" = 2 ] && grep -q 'Incorrect stack dump size (max 65528): 70000' <<<"$l"; then pass "dwarf-size-max: a 70000-byte dump is refused as perf refuses it"
 else fail dwarf-size-max "status $st: $l"; fi
-line=$("$PROFILEME" script -i k.data -F ip,uregs 2>&1 | awk 'NR == 1')
-ip=$(awk '{ print $1 }' <<<"$line")
-if grep -qE "^ *$ip ABI:2 +sp:0x11f[0-9a-f]+ +pc:0x$ip $" <<<"$line"; then pass "script-uregs: '$line'"
-else fail script-uregs "'$line'"; fi
+# k.data has callchains (-g): as perf script, ip prints them (the first
+# entry, map-relative: canary is mapped at 0x120000000 from offset 0), then
+# the uregs line.
+block=$("$PROFILEME" script -i k.data -F ip,uregs 2>&1 | awk 'BEGIN { RS = "" } NR == 1')
+ip=$(awk 'NF && $1 !~ /ABI/ { print $1; exit }' <<<"$block")
+line=$(grep ABI <<<"$block")
+pc=$(sed -n 's/.*pc:0x\([0-9a-f]*\).*/\1/p' <<<"$line")
+if [ -n "$ip" ] && grep -qE "^ *ABI:2 +sp:0x11f[0-9a-f]+ +pc:0x[0-9a-f]+ $" <<<"$line" &&
+   [ "$(printf %x $((0x$pc - 0x120000000)))" = "$ip" ]; then pass "script-uregs: '$ip' then '$line'"
+else fail script-uregs "'$block'"; fi
 a=$("$PROFILEME" script -D -i d.data 2>/dev/null | grep '^\.\.\. ustack:' | md5sum)
 b=$(perf script -D -i d.data 2>/dev/null | grep '^\.\.\. ustack:' | md5sum)
 n=$(perf script -D -i d.data 2>/dev/null | grep -c '^\.\.\. ustack:')
