@@ -20,7 +20,7 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) -Isrc
 LDFLAGS += $(SANFLAGS) $(filter -O% -flto%,$(CFLAGS))
 LDLIBS  += -lm -lelf -ldw
 
-LAYERS  := util isa guest uarch pmu kernel machine perfdata unwind tools
+LAYERS  := util isa guest uarch pmu kernel unwind machine perfdata tools
 SRCS    := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 LIBSRCS := $(filter-out src/tools/main.c,$(SRCS))
 OBJS    := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))

@@ -113,15 +113,21 @@ awk -v i="$insns" -v r="$r" 'BEGIN {
 # Register and stack sampling: file bytes per sample of the same libc run
 # without call chains, with -g (the kernel's chain, user pc) and with
 # --call-graph dwarf (all user registers and 8 KB of stack per sample), and
-# the record time each takes.
-printf '\n%-22s %10s %10s %14s\n' "record mode" "record s" samples "bytes/sample"
-for mode in "" "-g" "--call-graph dwarf"; do
+# with --unwind-at-record (the kernel unwinds: the whole user chain in the
+# callchain, no registers or stack), and the record time each takes; then
+# the ratio of dwarf's bytes per sample to record-time unwinding's (goal:
+# at least 10).
+printf '\n%-38s %10s %10s %14s\n' "record mode" "record s" samples "bytes/sample"
+for mode in "" "-g" "--call-graph dwarf" "--call-graph dwarf --unwind-at-record"; do
   t=$(best_time "$PROFILEME" record -q -m 256 $mode -o "$rec/cg.data" -- "$out/libc" 1)
   n=$("$PROFILEME" script -i "$rec/cg.data" -F ip 2>/dev/null | grep -c .)
   b=$(stat -c %s "$rec/cg.data")
   awk -v m="${mode:-(none)}" -v t="$t" -v n="$n" -v b="$b" 'BEGIN {
-    printf "%-22s %10.3f %10d %14.0f\n", m, t, n, n ? b / n : 0 }'
+    printf "%-38s %10.3f %10d %14.0f\n", m, t, n, n ? b / n : 0 }' | tee -a "$rec/modes"
 done
+awk '/^--call-graph dwarf --unwind-at-record/ { u = $NF; next } /^--call-graph dwarf/ { d = $NF }
+  END { printf "bytes per sample: dwarf %.0f, unwound at record %.0f: ratio %.1f (goal >= 10)\n", d, u, u ? d / u : 0 }' \
+  "$rec/modes"
 
 # Ground truth per instruction: record --truth against the same record
 # without it, the two alternated in this run so that both see the same load

@@ -87,6 +87,7 @@ struct cpu {
   uint64_t (*rpcc)(void *ctx); /* cycle counter source for rpcc, and its ctx */
   void *rpcc_ctx;
   const struct cpu_timing *timing;   /* NULL: functional only */
+  bool shadow_on;              /* keep the running task's shadow call stack (guest/shadow.h) */
   unsigned asn;                /* address-space number of the running task */
   /* Fetch cache: the last code page entered. */
   struct guest_mm *fc_mm;

@@ -5,6 +5,7 @@
  * page never has a write-TLB entry), imb resets all of them. Memory accesses
  * use the software TLB (one compare, one add) and fall back to mm_host. */
 #include "guest/cpu.h"
+#include "guest/shadow.h"
 #include "isa/isa.h"
 #include "isa/intops.h"
 #include "isa/fp.h"
@@ -346,7 +347,11 @@ static bool timing_before(struct cpu *cpu, const struct axp_ctx *c, const struct
   } else if (in->id == XID_NOP) {
     ui.ea = c->r[in->rb] + (uint64_t)(int64_t)in->imm;
   }
-  return cpu->timing->before(cpu->timing->ctx, &ui);
+  bool stop = cpu->timing->before(cpu->timing->ctx, &ui);
+  /* An interrupt here stops before the instruction: it runs (and is
+   * stepped) when the task resumes. */
+  if (__builtin_expect(cpu->shadow_on, 0) && !stop && cpu->task) shadow_step(cpu->task, pc, in->raw, c->r);
+  return stop;
 }
 
 #define AXP_RUN_NAME axp_run

@@ -96,6 +96,7 @@ struct task {
   int altstack_flags;
   int host_pid, host_pidfd;  /* after exec of a host program: the process standing in */
   int cpu;                   /* the CPU it runs or last ran on, -1 before it first runs */
+  struct shadow *shadow;     /* its true call stack (guest/shadow.h), NULL when not kept */
   struct task *next;         /* machine's task list */
 };
 
@@ -186,6 +187,7 @@ struct os {
   /* How the first process died when a fault signal killed it, for the message. */
   struct { bool valid; int sig; uint64_t pc, addr; } fatal;
   struct physmem *phys;      /* simulated RAM, created on first use (os_phys) */
+  bool shadow_on;            /* tasks keep a shadow call stack (guest/shadow.h) */
 };
 
 /* Creates a machine. Returns NULL on allocation failure. */

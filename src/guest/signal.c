@@ -6,6 +6,7 @@
  * them. A thread blocked in a syscall is woken; the syscall restarts (SA_RESTART)
  * or fails with EINTR. */
 #include "guest/os.h"
+#include "guest/shadow.h"
 #include "guest/syscall.h"
 #include <signal.h>
 #include <string.h>
@@ -291,6 +292,7 @@ static bool deliver_one(struct os *m, struct task *t)
   }
   struct axp_ctx *c = &t->ctx;
   c->r[26] = a->restorer ? a->restorer : frame + retcode;
+  shadow_signal(t, c->pc, c->r[30], c->r[26], frame);
   c->r[27] = c->pc = a->handler;
   c->r[16] = (uint64_t)sig;
   c->r[17] = rt ? frame : 0;
@@ -324,6 +326,7 @@ int64_t sys_sigreturn(struct os *m, struct task *t, bool rt)
   }
   struct axp_ctx *c = &t->ctx;
   c->pc = pc;
+  shadow_sigreturn(t, pc);
   for (int i = 0; i < 31; i++) { c->r[i] = regs[i]; c->f[i] = fregs[i]; }
   c->fpcr = fpcr;
   t->blocked = mask & ~GSIG_UNBLOCKABLE;

@@ -8,6 +8,7 @@
  * when woken. When every task is blocked the scheduler polls the host fds waited
  * on, or jumps virtual time to the earliest deadline. */
 #include "guest/os.h"
+#include "guest/shadow.h"
 #include "guest/phys.h"
 #include "guest/loader.h"
 #include "util/err.h"
@@ -438,6 +439,7 @@ int task_exec(struct os *m, struct task *t, const char *path, char *const *argv,
   }
   t->altstack_sp = t->altstack_size = 0;
   t->clear_child_tid = t->robust_list = 0;
+  shadow_exec(t);
   release_vfork_parent(m, t->proc);
   if (m->hooks.task) os_announce(m, t);
   return 0;
@@ -617,6 +619,7 @@ int64_t task_clone(struct os *m, struct task *t, uint64_t flags, uint64_t newsp,
     t->in_syscall_wait = false;   /* the parent's clone does not re-execute */
   }
   if (!(flags & CLONE_SETTLS)) t->ctx.r[20] = 0;
+  shadow_clone(m, n, t, newsp != 0);
   if (m->hooks.task) {
     struct task_event e = { .kind = TEV_FORK, .t = n, .parent = t };
     m->hooks.task(m->hooks.ctx, &e);
@@ -715,6 +718,7 @@ static void free_dead(struct os *m, struct task *keep)
     struct task *t = *pp;
     if (t->state == TASK_DEAD && t != keep && !(t->cpu >= 0 && m->cpus[t->cpu].task == t)) {
       *pp = t->next;
+      shadow_free(t);
       free(t);
     }
     else pp = &t->next;
@@ -947,6 +951,7 @@ void os_destroy(struct os *m)
   for (struct task *t = m->tasks; t;) {
     struct task *n = t->next;
     if (t->mm) mm_put(t->mm);
+    shadow_free(t);
     free(t);
     t = n;
   }

@@ -415,6 +415,12 @@ static void sample_frames(struct perf_event *e, const struct perf_sample *s, str
   int cpu = e->cpu >= 0 ? e->cpu : (int)s->cpu;
   if (c->arch.regs) c->arch.regs(c->arch.ctx, cpu, s, intr, user);
   if (s->regs) *intr = *s->regs;
+  /* The stack dump is the interrupted state's: with it (--call-graph
+   * dwarf) the user registers are all of that state, pc included, so that
+   * an unwinder sees one consistent frame (docs/callgraph.md). */
+  if ((e->attr.sample_type & PERF_SAMPLE_STACK_USER) && !s->kernel && user->abi != PERF_SAMPLE_REGS_ABI_NONE &&
+      c->arch.interrupted_pc)
+    user->r[PERF_REG_ALPHA_PC] = c->arch.interrupted_pc(c->arch.ctx, cpu, s);
 }
 
 /* Appends one callchain entry (perf_callchain_store): at most max_stack
@@ -455,8 +461,16 @@ static uint32_t sample_callchain(struct perf_event *e, const struct perf_sample 
     size_t nk = c->arch.kernel_chain ? c->arch.kernel_chain(c->arch.ctx, cpu, intr, k, PERF_MAX_STACK_DEFAULT) : 0;
     for (size_t i = 0; i < nk && chain_store(&ch, k[i]); i++) continue;
   }
-  if (usr && user->abi != PERF_SAMPLE_REGS_ABI_NONE && chain_context(&ch, PERF_CONTEXT_USER))
-    chain_store(&ch, user->r[PERF_REG_ALPHA_PC]);
+  if (usr && user->abi != PERF_SAMPLE_REGS_ABI_NONE && chain_context(&ch, PERF_CONTEXT_USER)) {
+    if (!c->arch.user_chain) {
+      chain_store(&ch, user->r[PERF_REG_ALPHA_PC]);
+      return ch.nr;
+    }
+    uint64_t u[PERF_MAX_STACK_DEFAULT];
+    int cpu = e->cpu >= 0 ? e->cpu : (int)s->cpu;
+    size_t nu = c->arch.user_chain(c->arch.ctx, cpu, s, user, u, PERF_MAX_STACK_DEFAULT);
+    for (size_t i = 0; i < nu && chain_store(&ch, u[i]); i++) continue;
+  }
   return ch.nr;
 }
 
@@ -550,6 +564,11 @@ static void output_sample(struct perf_event *e, const struct perf_sample *s)
   h->size = (uint16_t)n;
   top(e)->samples++;
   output(e, rec, n, s->pid, s->tid);
+  if (e->ctx->arch.sampled) {
+    if (!(st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CALLCHAIN)))
+      sample_frames(e, s, &intr, &user);
+    e->ctx->arch.sampled(e->ctx->arch.ctx, e->cpu >= 0 ? e->cpu : (int)s->cpu, s, &user, time);
+  }
 }
 
 static bool excluded(const struct perf_event *e, bool kernel)

@@ -82,6 +82,18 @@ struct perf_arch {
   /* The kernel call chain of kernel frame intr on cpu: its pc, then return
    * addresses, outermost last; at most max. Returns the count. */
   size_t (*kernel_chain)(void *ctx, int cpu, const struct perf_regs *intr, uint64_t *ips, size_t max);
+  /* The user pc of the interrupted state of user-mode sample s (a precise
+   * sample's frame has the sampled instruction as its pc, its other
+   * registers are the interrupted state's). NULL: the frame's pc. */
+  uint64_t (*interrupted_pc)(void *ctx, int cpu, const struct perf_sample *s);
+  /* The user call chain of sample s from its user frame (record-time
+   * unwinding, docs/callgraph.md): the pc then return addresses, at most
+   * max. Returns the count. NULL: the pc only, as Linux on Alpha. */
+  size_t (*user_chain)(void *ctx, int cpu, const struct perf_sample *s, const struct perf_regs *user,
+                       uint64_t *ips, size_t max);
+  /* Told of every sample written, with its user frame and its time (the
+   * PERF_SAMPLE_TIME value): where a tool's ground truth is taken. */
+  void (*sampled)(void *ctx, int cpu, const struct perf_sample *s, const struct perf_regs *user, uint64_t time);
   void *ctx;
 };
 

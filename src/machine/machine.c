@@ -18,6 +18,8 @@
 #include "kernel/alpha_pmu.h"
 #include "kernel/sim_pmu.h"
 #include "kernel/truth.h"
+#include "guest/shadow.h"
+#include "unwind/unwind.h"
 #include "isa/isa.h"
 #include "util/err.h"
 #include <errno.h>
@@ -74,6 +76,15 @@ struct machine {
   void *poll_ctx;
   bool announced;                /* the first program's exec records were emitted */
   bool stopping, stopped;
+  /* Record-time unwinding (machine_unwind_enable): the executable mappings
+   * of every address space, as the MMAP2 records say, and a stack buffer. */
+  struct unw *unw;
+  struct umap { const struct guest_mm *mm; uint64_t start, end, pgoff; char *path; } *umaps;
+  size_t numaps, cap_umaps;
+  uint8_t *ustack;
+  /* The true call stack of every sample (machine_callchain_truth). */
+  machine_chain_fn chain_fn;
+  void *chain_ctx;
 };
 
 /* The CPU the OS is running now (CPU 0 between rounds). */
@@ -395,11 +406,153 @@ static void perf_task_of(const struct task *t, struct perf_task *pt)
 }
 
 
+/* ---- record-time unwinding and the true call stacks ---- */
+
+static void umaps_drop(struct machine *m, const struct guest_mm *mm)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < m->numaps; i++) {
+    if (m->umaps[i].mm == mm) free(m->umaps[i].path);
+    else m->umaps[k++] = m->umaps[i];
+  }
+  m->numaps = k;
+}
+
+static void umaps_add(struct machine *m, const struct guest_mm *mm, uint64_t start, uint64_t end, uint64_t pgoff,
+                      const char *path)
+{
+  if (m->numaps == m->cap_umaps) {
+    size_t cap = m->cap_umaps ? 2 * m->cap_umaps : 16;
+    struct umap *n = realloc(m->umaps, cap * sizeof *n);
+    if (!n) return;              /* the chains through it end as "no mapping" */
+    m->umaps = n;
+    m->cap_umaps = cap;
+  }
+  char *p = strdup(path);
+  if (!p) return;
+  m->umaps[m->numaps++] = (struct umap){ mm, start, end, pgoff, p };
+}
+
+/* What the unwinder needs of address spaces: exec empties one, a fork's
+ * copy gets the parent's mappings (the mm may reuse a freed one's address). */
+static void umaps_event(struct machine *m, const struct task_event *e)
+{
+  switch (e->kind) {
+  case TEV_EXEC: umaps_drop(m, e->t->mm); break;
+  case TEV_MMAP: umaps_add(m, e->t->mm, e->addr, e->addr + e->len, e->pgoff, e->path); break;
+  case TEV_FORK:
+    if (e->t->mm == e->parent->mm) break;
+    umaps_drop(m, e->t->mm);
+    for (size_t i = 0, n = m->numaps; i < n; i++)
+      if (m->umaps[i].mm == e->parent->mm)
+        umaps_add(m, e->t->mm, m->umaps[i].start, m->umaps[i].end, m->umaps[i].pgoff, m->umaps[i].path);
+    break;
+  case TEV_EXIT: break;
+  }
+}
+
+struct unwind_ctx { struct machine *m; const struct guest_mm *mm; };
+
+static bool unwind_find_map(void *ctx, uint64_t addr, struct unw_map *map)
+{
+  const struct unwind_ctx *u = ctx;
+  for (size_t i = u->m->numaps; i-- > 0;) {
+    const struct umap *p = &u->m->umaps[i];
+    if (p->mm == u->mm && addr >= p->start && addr < p->end) {
+      *map = (struct unw_map){ p->path, p->start, p->pgoff };
+      return true;
+    }
+  }
+  return false;
+}
+
+#define USTACK_MAX (64 * 1024)   /* the stack the record-time unwinder reads (perf's dwarf dump is at most 65528) */
+
+static size_t arch_copy_user(void *ctx, int cpu, const struct perf_sample *s, uint64_t addr, void *buf, size_t len);
+
+/* The pc where the user frame's registers are: a user-mode ProfileMe
+ * sample's user frame has the profiled instruction as its pc, which may
+ * lie several instructions (a call, a return) before the interrupted
+ * state its other registers are from. The chain is the interrupted
+ * state's, as Linux's callchain comes from the interrupt regs (x86 PEBS
+ * and IBS: perf_callchain(event, iregs)). */
+static uint64_t interrupted_pc(const struct task *t, const struct perf_sample *s, const struct perf_regs *user)
+{
+  return s->kernel ? user->r[PERF_REG_ALPHA_PC] : t->ctx.pc;
+}
+
+static uint64_t arch_interrupted_pc(void *ctx, int cpu, const struct perf_sample *s)
+{
+  struct machine *m = ctx;
+  (void)cpu;
+  struct task *t = sample_task(m, s);
+  return t ? t->ctx.pc : s->ip;
+}
+
+/* The user chain from the user frame with every register (r9-r15 too:
+ * callee-saved, they are the task's own even during a system call) and the
+ * task's stack as it is now. A truncated unwind ends the chain where it
+ * stopped, as Linux's frame walkers do. */
+static size_t arch_user_chain(void *ctx, int cpu, const struct perf_sample *s, const struct perf_regs *user,
+                              uint64_t *ips, size_t max)
+{
+  struct machine *m = ctx;
+  struct task *t = sample_task(m, s);
+  if (!t || !t->mm) return 0;
+  struct unw_regs regs = { .mask = (1ull << UNW_NREGS) - 1 };
+  for (int i = 0; i < UNW_NREGS; i++) regs.r[i] = user->r[i];
+  for (int i = 9; i <= 15; i++) regs.r[i] = t->ctx.r[i];
+  regs.r[UNW_REG_PC] = interrupted_pc(t, s, user);
+  uint64_t sp = regs.r[UNW_REG_SP];
+  struct unw_stack st = { m->ustack, sp, arch_copy_user(m, cpu, s, sp, m->ustack, USTACK_MAX) };
+  struct unwind_ctx uc = { m, t->mm };
+  struct unw_result res;
+  unw_unwind(m->unw, &regs, &st, unwind_find_map, &uc, max < UNW_MAX_DEPTH ? (unsigned)max : UNW_MAX_DEPTH, &res);
+  memcpy(ips, res.pc, res.n * sizeof ips[0]);
+  return res.n;
+}
+
+/* The true stack of sample s: its user pc, then the shadow's return addresses. */
+static void arch_sampled(void *ctx, int cpu, const struct perf_sample *s, const struct perf_regs *user, uint64_t time)
+{
+  struct machine *m = ctx;
+  (void)cpu;
+  struct task *t = sample_task(m, s);
+  if (!t || user->abi == PERF_SAMPLE_REGS_ABI_NONE) return;
+  uint64_t chain[1 + UNW_MAX_DEPTH];
+  chain[0] = interrupted_pc(t, s, user);
+  int n = shadow_read(t, chain + 1, UNW_MAX_DEPTH);
+  m->chain_fn(m->chain_ctx, s->pid, s->tid, time, chain, n < 0 ? -1 : n + 1);
+}
+
+static void set_arch(struct machine *m);
+
+int machine_unwind_enable(struct machine *m)
+{
+  if (m->unw) return 0;
+  m->unw = unw_create(NULL);
+  m->ustack = malloc(USTACK_MAX);
+  if (!m->unw || !m->ustack) return -ENOMEM;
+  set_arch(m);
+  return 0;
+}
+
+int machine_callchain_truth(struct machine *m, machine_chain_fn fn, void *ctx)
+{
+  if (!m->opt.timed) return -EOPNOTSUPP;
+  m->chain_fn = fn;
+  m->chain_ctx = ctx;
+  os_shadow_enable(m->os);
+  set_arch(m);
+  return 0;
+}
+
 static void task_hook(void *ctx, const struct task_event *e)
 {
   struct machine *m = ctx;
   struct perf_task pt;
   perf_task_of(e->t, &pt);
+  if (m->unw) umaps_event(m, e);
   int cpu = m->os->cur_cpu >= 0 ? m->os->cur_cpu : 0;
   switch (e->kind) {
   case TEV_EXEC: perf_record_comm(m->perf, cpu, &pt, task_comm(e->t), true); break;
@@ -551,8 +704,7 @@ struct machine *machine_create(const struct machine_opts *o)
   m->perf = perf_ctx_create(&sys, os_phys(m->os), perf_clock, m);
   if (!m->perf) { machine_destroy(m); return NULL; }
   perf_pmu_register(m->perf, perf_sw_pmu());
-  const struct perf_arch arch = { arch_regs, arch_copy_user, arch_kernel_chain, m };
-  perf_ctx_set_arch(m->perf, &arch);
+  set_arch(m);
   for (int i = 0; i < m->ncpus; i++)
     if (attach_cpu(m, i)) { machine_destroy(m); return NULL; }
   if (o->timed) {
@@ -566,9 +718,22 @@ struct machine *machine_create(const struct machine_opts *o)
   return m;
 }
 
+static void set_arch(struct machine *m)
+{
+  const struct perf_arch arch = { .regs = arch_regs, .copy_user = arch_copy_user, .kernel_chain = arch_kernel_chain,
+                                  .interrupted_pc = arch_interrupted_pc,
+                                  .user_chain = m->unw ? arch_user_chain : NULL,
+                                  .sampled = m->chain_fn ? arch_sampled : NULL, .ctx = m };
+  perf_ctx_set_arch(m->perf, &arch);
+}
+
 void machine_destroy(struct machine *m)
 {
   if (!m) return;
+  unw_destroy(m->unw);
+  for (size_t i = 0; i < m->numaps; i++) free(m->umaps[i].path);
+  free(m->umaps);
+  free(m->ustack);
   for (int i = 0; i < MAX_FDS; i++) if (m->fds[i]) perf_event_close(m->fds[i]);
   perf_ctx_destroy(m->perf);
   alpha_pmu_destroy(m->drv);

@@ -72,6 +72,21 @@ int machine_truth_enable(struct machine *m);
 struct pm_truth_entry;
 int machine_truth_read(const struct machine *m, struct pm_truth_entry **out, size_t *n);
 
+/* Record-time unwinding (docs/callgraph.md): from the call on, the user
+ * part of every PERF_SAMPLE_CALLCHAIN is the chain the DWARF unwinder
+ * (unwind/unwind.h) finds from the task's registers (all of them) and its
+ * stack in guest memory at the sample, instead of the user pc alone.
+ * Returns 0 or -ENOMEM. */
+int machine_unwind_enable(struct machine *m);
+
+/* The true call stack of every sample written (guest/shadow.h): fn gets the
+ * sample's pid, tid, time, and chain[0..n) = its user pc then the return
+ * addresses, innermost first; n is -1 when the stack is not known (its
+ * shadow overflowed). Enable before the workload starts. Returns 0 or
+ * -EOPNOTSUPP when not timed (the shadow is kept by the timed core). */
+typedef void (*machine_chain_fn)(void *ctx, uint32_t pid, uint32_t tid, uint64_t time, const uint64_t *chain, int n);
+int machine_callchain_truth(struct machine *m, machine_chain_fn fn, void *ctx);
+
 /* ---- the perf system calls of the host tools (Linux's ABI and errors) ---- */
 /* perf_event_open(2): returns a file descriptor (>= 0) or -errno. */
 int machine_perf_open(struct machine *m, const struct perf_event_attr *attr, int pid, int cpu,

@@ -17,6 +17,7 @@
 #include "util/err.h"
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ struct rec {
   int nrings;
   uint64_t samples, bytes, lost_records, lost_samples;
   uint8_t *tmp;
+  FILE *chain_truth;             /* --callchain-truth */
   bool stopped;
   struct progress progress;
 };
@@ -167,6 +169,13 @@ static void usage(FILE *f)
     "                        only, Alpha code keeps no frame chain) or dwarf[,SIZE]\n"
     "                        (user registers and SIZE bytes of user stack, default\n"
     "                        8192, for a DWARF unwinder)\n"
+    "      --unwind-at-record with --call-graph dwarf: unwind in the kernel at\n"
+    "                        each sample (all registers, the guest's stack) and\n"
+    "                        store the whole user chain in the callchain, no\n"
+    "                        registers or stack: a far smaller file, same report\n"
+    "      --callchain-truth FILE  write the true call stack of every sample (the\n"
+    "                        machine's shadow of calls and returns) to FILE, one\n"
+    "                        line each: pid tid time n pc ret... (hex; n -1: unknown)\n"
     "  -g                    --call-graph fp, as perf\n"
     "      --user-regs[=LIST] sample these user registers (r0..r8, r16..r28, gp,\n"
     "                        sp, pc; all when no list; ? lists them)\n"
@@ -199,6 +208,8 @@ struct rec_opts {
   bool quiet, verbose;
   bool all_cpus, per_thread, switch_events;
   bool truth;                    /* --truth: ground truth per instruction */
+  bool unwind_at_record;         /* --unwind-at-record */
+  const char *chain_truth;       /* --callchain-truth FILE */
   uint64_t mmap_pages;           /* data pages per ring (-m) */
   const char *cpu_list;          /* -C */
   int callgraph;                 /* 0, CG_FP or CG_DWARF */
@@ -257,7 +268,8 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "switch-events", no_argument, 0, 'W' }, { "mmap-pages", required_argument, 0, 'm' },
     { "call-graph", required_argument, 0, 'G' }, { "user-regs", optional_argument, 0, 'U' },
     { "intr-regs", optional_argument, 0, 'I' }, { "truth", no_argument, 0, 'X' },
-    { "max-sample-rate", required_argument, 0, 'R' }, { 0, 0, 0, 0 },
+    { "max-sample-rate", required_argument, 0, 'R' },
+    { "unwind-at-record", no_argument, 0, 1001 }, { "callchain-truth", required_argument, 0, 1002 }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
@@ -290,6 +302,8 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     }
     case 'W': o->switch_events = true; break;
     case 'X': o->truth = true; break;
+    case 1001: o->unwind_at_record = true; break;
+    case 1002: o->chain_truth = optarg; break;
     case 'm':
       o->mmap_pages = strtoull(optarg, &end, 0);
       if (*end || !o->mmap_pages || (o->mmap_pages & (o->mmap_pages - 1)) || o->mmap_pages > 65536) {
@@ -311,6 +325,10 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     return 2;
   }
   if (optind >= argc) { fprintf(stderr, "profileme record: no program given\n"); usage(stderr); return 2; }
+  if (o->unwind_at_record && o->callgraph != CG_DWARF) {
+    fprintf(stderr, "profileme record: --unwind-at-record needs --call-graph dwarf\n");
+    return 2;
+  }
   if (!o->nevents) o->events[o->nevents++] = "cycles:p";
   if (!o->mmap_pages) o->mmap_pages = RING_PAGES;
   if (!o->count && !o->freq) o->freq = 4000;
@@ -348,7 +366,9 @@ static int set_regs_attr(struct perf_event_attr *a, const struct rec_opts *o)
     a->sample_type |= PERF_SAMPLE_CALLCHAIN;
     a->sample_max_stack = PERF_MAX_STACK_DEFAULT;
   }
-  if (o->callgraph == CG_DWARF) {
+  if (o->callgraph == CG_DWARF && o->unwind_at_record) {
+    /* The kernel unwinds: the user part of the chain is complete. */
+  } else if (o->callgraph == CG_DWARF) {
     a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     if (o->user_regs) {
       a->sample_regs_user |= 1ull << PERF_REG_ALPHA_PC | 1ull << PERF_REG_ALPHA_SP;
@@ -511,6 +531,15 @@ static void set_env(struct rec *r, int ncpus, int argc, char **argv)
   pd_writer_set_env(r->w, &penv);
 }
 
+/* --callchain-truth: one line per sample. */
+static void write_chain_truth(void *ctx, uint32_t pid, uint32_t tid, uint64_t time, const uint64_t *chain, int n)
+{
+  FILE *f = ctx;
+  fprintf(f, "%u %u %" PRIu64 " %d", pid, tid, time, n);
+  for (int i = 0; i < n; i++) fprintf(f, " %" PRIx64, chain[i]);
+  fputc('\n', f);
+}
+
 /* --truth: the machine's exact counts per instruction into the file. */
 static int write_truth(struct rec *r)
 {
@@ -561,6 +590,20 @@ int cmd_record(int argc, char **argv)
     goto out;
   }
   if (open_events(&r, &o)) goto out;
+  if (o.unwind_at_record && (perr = machine_unwind_enable(r.m))) {
+    fprintf(stderr, "profileme record: --unwind-at-record: %s\n", strerror(-perr));
+    goto out;
+  }
+  if (o.chain_truth) {
+    if (!(r.chain_truth = fopen(o.chain_truth, "w"))) {
+      fprintf(stderr, "profileme record: cannot create %s: %s\n", o.chain_truth, strerror(errno));
+      goto out;
+    }
+    if ((perr = machine_callchain_truth(r.m, write_chain_truth, r.chain_truth))) {
+      fprintf(stderr, "profileme record: --callchain-truth: %s\n", strerror(-perr));
+      goto out;
+    }
+  }
   if (o.truth && (perr = machine_truth_enable(r.m))) {
     fprintf(stderr, "profileme record: --truth: %s\n", strerror(-perr));
     goto out;
@@ -588,6 +631,10 @@ int cmd_record(int argc, char **argv)
 out:
   for (int i = 0; i < r.nfd; i++) machine_perf_close(r.m, r.fd[i]);
   if (r.w) pd_writer_close(r.w);
+  if (r.chain_truth && fclose(r.chain_truth)) {
+    fprintf(stderr, "profileme record: writing %s failed\n", o.chain_truth);
+    rc = 1;
+  }
   free(r.tmp);
   machine_destroy(r.m);
   return rc;

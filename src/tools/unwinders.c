@@ -1,6 +1,7 @@
 /* The one place that picks a user-stack unwinder by architecture; see
  * cc_unwinder_for in callchain.h. */
 #include "tools/callchain.h"
+#include "tools/unwind_alpha.h"
 #include "tools/unwind_x86.h"
 #include <string.h>
 
@@ -17,7 +18,9 @@ bool cc_unwinder_for(struct session *s, struct cc_unwinder *uw)
     uw->destroy = x86_destroy;
     return true;
   }
-  return false;                  /* "alpha": the DWARF unwinder of src/unwind/ joins here */
+  /* Our files name DSOs by their host paths: no symfs needed. */
+  if (arch && !strcmp(arch, "alpha")) return unwind_alpha_unwinder(NULL, uw);
+  return false;
 }
 
 void cc_unwinder_release(struct cc_unwinder *uw)

@@ -2,7 +2,8 @@
 # Layering (DESIGN.md): a lower layer never includes a higher one. Ranks:
 # util 0, isa 1, guest 2, uarch 3, pmu 4, kernel 5, machine 6, tools 7; perfdata is a
 # shared library (rank 4: usable by the kernel and the tools, using only util);
-# unwind (the DWARF unwinder) is another, for the tools, using only util.
+# unwind (the DWARF unwinder) is another, for the machine (record-time
+# unwinding) and the tools, using only util.
 set -u
 cd "$(dirname "$0")/../.."
 rank() {

@@ -389,7 +389,7 @@ static size_t fake_kchain(void *ctx, int cpu, const struct perf_regs *intr, uint
 static void test_regs_layout(void)
 {
   struct perf_ctx *c = ctx(-1, true);
-  const struct perf_arch arch = { fake_regs, fake_copy, fake_kchain, NULL };
+  const struct perf_arch arch = { .regs = fake_regs, .copy_user = fake_copy, .kernel_chain = fake_kchain };
   perf_ctx_set_arch(c, &arch);
   struct perf_event_attr a = {
     .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1, .sample_period = 1000,

@@ -5,8 +5,9 @@
  * hostile ones (truncated dumps, missing registers, loops, bad CFI, depth).
  *
  * With arguments (tests/scripts/unwind.sh): SYSROOT [-mN] PROG... runs each Alpha
- * program on the functional machine with a hook before every instruction
- * that keeps the true call stack (a shadow of bsr/jsr and ret), samples the
+ * program on the machine with a hook before every instruction and the
+ * machine's true call stack (guest/shadow.h: a shadow of bsr/jsr and ret,
+ * signal frames, threads), samples the
  * registers and the stack every few hundred instructions, unwinds, and
  * compares: every unwind must be the true stack, or a prefix of it marked
  * as truncated. Prints the share of complete unwinds. */
@@ -14,6 +15,7 @@
 #include "guest/os.h"
 #include "guest/loader.h"
 #include "guest/mem.h"
+#include "guest/shadow.h"
 #include "unwind/unwind.h"
 #include "util/err.h"
 #include <dwarf.h>
@@ -251,30 +253,20 @@ static void test_synthetic(void)
 /* ---- real programs on the machine ---- */
 
 #define MAXMAP 64
-#define SHADOW 4096
 #define DUMP   (64 * 1024)
 #define MAXTASK 16
-
-/* The true call stack of one thread. */
-struct shadow {
-  int tid;
-  uint64_t ret[SHADOW];          /* return addresses, outermost first */
-  int depth;
-  bool overflow;
-  uint64_t prev_pc;              /* the last instruction, if it was a callsys */
-  bool prev_callsys, exec_seen;
-};
 
 struct probe {
   struct os *os;
   struct unw *u;
   struct { uint64_t start, end, pgoff; char path[512]; } map[MAXMAP];
   int nmap;
-  struct shadow *sh[MAXTASK];    /* per thread */
-  int nsh;
+  int tids[MAXTASK];             /* threads seen */
+  int ntid;
   uint64_t icount, every;
   uint64_t dump;                 /* stack bytes copied: DUMP, or $UNWIND_DUMP (perf's default: 8192) */
   uint8_t stack[DUMP];
+  uint64_t ret[SHADOW_MAX];      /* the true return addresses, innermost first */
   /* results, per register mask: [0] r0-r30 sampled, [1] without r9-r15 */
   uint64_t samples[2], complete[2], trunc[2][UNW_NSTATUS], wrong[2], frames[2];
   uint64_t first_wrong_pc;
@@ -292,26 +284,10 @@ static bool probe_map(void *ctx, uint64_t addr, struct unw_map *m)
   return false;
 }
 
-/* The shadow of thread t (NULL when there are too many). */
-static struct shadow *shadow_of(struct probe *p, const struct task *t)
-{
-  for (int i = 0; i < p->nsh; i++)
-    if (p->sh[i]->tid == t->tid) return p->sh[i];
-  if (p->nsh == MAXTASK) return NULL;
-  struct shadow *s = calloc(1, sizeof *s);
-  if (!s) return NULL;
-  s->tid = t->tid;
-  return p->sh[p->nsh++] = s;
-}
-
 static void probe_task(void *ctx, const struct task_event *e)
 {
   struct probe *p = ctx;
-  if (e->kind == TEV_EXEC) {
-    struct shadow *s = shadow_of(p, e->t);
-    p->nmap = 0;
-    if (s) { s->depth = 0; s->exec_seen = true; }
-  }
+  if (e->kind == TEV_EXEC) p->nmap = 0;
   if (e->kind != TEV_MMAP || p->nmap == MAXMAP) return;
   p->map[p->nmap].start = e->addr;
   p->map[p->nmap].end = e->addr + e->len;
@@ -322,7 +298,7 @@ static void probe_task(void *ctx, const struct task_event *e)
 
 /* Unwinds the state before the instruction at pc and checks it against the
  * shadow stack, with mask k. */
-static void probe_sample(struct probe *p, const struct shadow *s, struct task *t, uint64_t pc,
+static void probe_sample(struct probe *p, const uint64_t *ret, int depth, struct task *t, uint64_t pc,
                          int k, uint64_t mask, uint64_t size)
 {
   struct unw_regs regs = { .mask = mask | (1ull << UNW_REG_PC) };
@@ -337,14 +313,14 @@ static void probe_sample(struct probe *p, const struct shadow *s, struct task *t
   p->ns[k] += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
   p->samples[k]++;
   p->frames[k] += res.n;
-  bool ok = res.n >= 1 && res.n <= (unsigned)s->depth + 1;
-  for (unsigned i = 1; ok && i < res.n; i++) ok = res.pc[i] == s->ret[s->depth - i];
-  if (ok && res.status == UNW_COMPLETE) ok = res.n == (unsigned)s->depth + 1;
+  bool ok = res.n >= 1 && res.n <= (unsigned)depth + 1;
+  for (unsigned i = 1; ok && i < res.n; i++) ok = res.pc[i] == ret[i - 1];
+  if (ok && res.status == UNW_COMPLETE) ok = res.n == (unsigned)depth + 1;
   if (getenv("UNWIND_DEBUG") && k == atoi(getenv("UNWIND_DEBUG")) && (!ok || res.status != UNW_COMPLETE)) {
-    printf("debug: %s %s depth %d:", ok ? "ok" : "WRONG", unw_status_str(res.status), s->depth);
+    printf("debug: %s %s depth %d:", ok ? "ok" : "WRONG", unw_status_str(res.status), depth);
     for (unsigned i = 0; i < res.n; i++) printf(" %" PRIx64, res.pc[i]);
     printf(" | true %" PRIx64, pc);
-    for (int i = s->depth; i-- > 0;) printf(" %" PRIx64, s->ret[i]);
+    for (int i = 0; i < depth; i++) printf(" %" PRIx64, ret[i]);
     printf("\n");
   }
   if (!ok) {
@@ -357,52 +333,31 @@ static void probe_sample(struct probe *p, const struct shadow *s, struct task *t
   }
 }
 
+/* Before each instruction (the machine's shadow, guest/shadow.h, is
+ * stepped after this hook: it holds the stack before the instruction). */
 static bool probe_before(void *ctx, const struct uarch_insn *ui)
 {
   struct probe *p = ctx;
   struct task *t = p->os->current;
-  struct shadow *s = t ? shadow_of(p, t) : NULL;
-  if (!s) return false;
-  uint32_t w = ui->d->raw, op = w >> 26, ra = (w >> 21) & 31, rb = (w >> 16) & 31;
-  /* After a callsys the next pc is the one after it, unless a signal was
-   * delivered (the handler runs with ra = the restorer: the true stack gains
-   * the interrupted pc and the restorer) or sigreturn resumes (back to the
-   * interrupted pc: both go). */
-  if (s->prev_callsys && !s->exec_seen && ui->pc != s->prev_pc + 4) {
-    int i = s->depth;
-    while (i-- > 0 && s->ret[i] != ui->pc) {}
-    if (i >= 0) s->depth = i;
-    else if (s->depth + 2 <= SHADOW) {
-      s->ret[s->depth++] = s->prev_pc + 4;
-      s->ret[s->depth++] = t->ctx.r[26];
-    }
+  if (!t) return false;
+  int known = 0;
+  for (int i = 0; i < p->ntid; i++) known |= p->tids[i] == t->tid;
+  if (!known && p->ntid < MAXTASK) p->tids[p->ntid++] = t->tid;
+  if (++p->icount % p->every != 0) return false;
+  int depth = shadow_read(t, p->ret, SHADOW_MAX);
+  if (depth <= 0) return false;
+  /* The dump: from sp up, at most p->dump bytes, less where the stack's
+   * mapping ends (a thread's stack is not below GUEST_STACK_TOP). */
+  uint64_t sp = t->ctx.r[30], size = 0;
+  while (size < p->dump) {         /* page by page, up to the first unmapped one */
+    uint64_t chunk = GUEST_PAGE_SIZE - ((sp + size) & (GUEST_PAGE_SIZE - 1));
+    if (chunk > p->dump - size) chunk = p->dump - size;
+    if (mm_read(t->mm, sp + size, p->stack + size, chunk, false) != 0) break;
+    size += chunk;
   }
-  s->prev_callsys = w == 0x83;       /* call_pal callsys */
-  s->prev_pc = ui->pc;
-  s->exec_seen = false;
-  if (++p->icount % p->every == 0 && !s->overflow && s->depth > 0) {
-    /* The dump: from sp up, at most p->dump bytes, less where the stack's
-     * mapping ends (a thread's stack is not below GUEST_STACK_TOP). */
-    uint64_t sp = t->ctx.r[30], size = 0;
-    while (size < p->dump) {         /* page by page, up to the first unmapped one */
-      uint64_t chunk = GUEST_PAGE_SIZE - ((sp + size) & (GUEST_PAGE_SIZE - 1));
-      if (chunk > p->dump - size) chunk = p->dump - size;
-      if (mm_read(t->mm, sp + size, p->stack + size, chunk, false) != 0) break;
-      size += chunk;
-    }
-    const uint64_t all = (1ull << 31) - 1, sampleable = all & ~0xfe00ull;
-    probe_sample(p, s, t, ui->pc, 0, all, size);
-    probe_sample(p, s, t, ui->pc, 1, sampleable, size);
-  }
-  unsigned hint = (w >> 14) & 3;
-  if ((op == 0x34 || (op == 0x1a && (hint == 1 || hint == 3))) && ra != 31) {
-    if (s->depth == SHADOW) s->overflow = true;
-    else s->ret[s->depth++] = ui->pc + 4;
-  } else if (op == 0x1a && hint == 2) {
-    uint64_t to = t->ctx.r[rb];
-    for (int i = s->depth; i-- > 0;)
-      if (s->ret[i] == to) { s->depth = i; break; }
-  }
+  const uint64_t all = (1ull << 31) - 1, sampleable = all & ~0xfe00ull;
+  probe_sample(p, p->ret, depth, t, ui->pc, 0, all, size);
+  probe_sample(p, p->ret, depth, t, ui->pc, 1, sampleable, size);
   return false;
 }
 
@@ -415,6 +370,7 @@ static void test_program(const char *sysroot, const char *path, unsigned min_sam
   p->every = 211;
   p->dump = getenv("UNWIND_DUMP") ? strtoull(getenv("UNWIND_DUMP"), NULL, 0) : DUMP;
   if (p->dump > DUMP) p->dump = DUMP;
+  os_shadow_enable(p->os);
   p->os->hooks.task = probe_task;
   p->os->hooks.ctx = p;
   struct cpu_timing hook = { probe_before, p };
@@ -433,7 +389,7 @@ static void test_program(const char *sysroot, const char *path, unsigned min_sam
     const char *what = k ? "r9-r15 not sampled" : "r0-r30 sampled";
     uint64_t n = p->samples[k];
     printf("unwind %s (%s, %d threads): %" PRIu64 " samples, %" PRIu64 " complete (%.1f%%), %.1f frames/sample,"
-           " %.1f us/sample; truncated:", name, what, p->nsh, n, p->complete[k],
+           " %.1f us/sample; truncated:", name, what, p->ntid, n, p->complete[k],
            n ? 100.0 * p->complete[k] / n : 0.0, n ? (double)p->frames[k] / n : 0.0,
            n ? p->ns[k] / 1000.0 / n : 0.0);
     for (int s = 1; s < UNW_NSTATUS; s++)
@@ -452,7 +408,6 @@ static void test_program(const char *sysroot, const char *path, unsigned min_sam
   p->os->log = stderr;
   os_destroy(p->os);
   unw_destroy(p->u);
-  for (int i = 0; i < p->nsh; i++) free(p->sh[i]);
   free(p);
 }
 
