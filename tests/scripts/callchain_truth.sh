@@ -39,7 +39,9 @@ for src in tests/unwind/*.c; do
       # dwarf mode cannot sample r15: frames past an fp prologue (calls.c's
       # alloca) truncate, so it is held to 95% per file and 99% marked or exact.
       min=95
-      [ $mode = record ] && { extra=(--unwind-at-record); min=99; }
+      # record-time unwinding: 97% per file (a 300-deep recursion's samples
+      # are cut at perf's 127 entries, a few per run), 99% over all files below
+      [ $mode = record ] && { extra=(--unwind-at-record); min=97; }
       d=$out/$name.$v.$mode
       if ! "$PROFILEME" record -q -F 50000 -m 256 --call-graph dwarf "${extra[@]}" --callchain-truth "$d.truth" \
            -o "$d.data" "$bin" >/dev/null 2>"$d.err"; then
@@ -50,6 +52,12 @@ for src in tests/unwind/*.c; do
     done
   done
 done
+# Over all workloads, record-time unwinding gives exactly the true stack for
+# at least 99% of the samples (the checker's summary lines in $log).
+awk '/\(unwound at record\): [0-9]+ samples, [0-9]+ exact/ {
+    for (i = 1; i <= NF; i++) { if ($i == "samples,") n += $(i - 1); if ($i == "exact") e += $(i - 1) } }
+  END { if (n && e * 100 >= n * 99) printf "PASS callchain_truth/record-time-overall: %d of %d samples (%.2f%%) exactly the true stack\n", e, n, 100 * e / n;
+        else printf "FAIL callchain_truth/record-time-overall: %d of %d samples exactly the true stack (99%% wanted)\n", e, n }' "$log"
 # Linux perf reads a record-time file as a call-graph one: the graph of
 # calls.static (symbols in the static binary) goes _start -> ... -> main.
 d=$out/calls.static.record
@@ -66,7 +74,8 @@ d=$out/calls.static.dwarf.data
 if [ -f "$d" ]; then
   read -r n s <<<"$("$PROFILEME" script -i "$d" 2>/dev/null |
     awk 'BEGIN { RS = "" } { n++; k = split($0, l, "\n"); if (k > 2 && l[k] ~ / _start\+/) s++ } END { print n + 0, s + 0 }')"
-  if [ "$n" -gt 0 ] && [ $((s * 100)) -ge $((n * 99)) ]; then
+  # (95%, dwarf mode's per-file bound above: the rest are marked truncations)
+  if [ "$n" -gt 0 ] && [ $((s * 100)) -ge $((n * 95)) ]; then
     echo "PASS callchain_truth/script-dwarf: $s of $n samples' unwound chains end at _start"
   else echo "FAIL callchain_truth/script-dwarf: $s of $n samples' chains end at _start"; fi
   rep=$("$PROFILEME" report -i "$d" --stdio -g folded 2>&1)
