@@ -22,7 +22,7 @@
 # (binary hash, arguments, qemu version) changes. Tests run GUEST_JOBS
 # (default 2) at a time; the output order is that of the sorted names.
 # Environment: BUILD, PROFILEME, GUEST_JOBS, GUEST_TIMEOUT (seconds allowed
-# to the emulator, default 30), GUEST_FILTER (a regex on NAME.VARIANT),
+# to the emulator, default 30, 120 for a sanitizer build), GUEST_FILTER (a regex on NAME.VARIANT),
 # ALPHA_CC (default alpha-linux-gnu-gcc), QEMU_ALPHA (default qemu-alpha).
 set -u
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
@@ -34,7 +34,9 @@ QEMU=${QEMU_ALPHA:-qemu-alpha}
 out=$BUILD/guest
 src=$root/tests/guest
 oracle=$root/tests/lib/qemu-oracle.pl
-timeout_s=${GUEST_TIMEOUT:-30}
+# (a sanitizer build runs several times slower: malloc_stress alone takes
+# 20-30 s there, more when the host is busy)
+case $BUILD in *san*) timeout_s=${GUEST_TIMEOUT:-120} ;; *) timeout_s=${GUEST_TIMEOUT:-30} ;; esac
 # The fixed environment every guest program starts with.
 guest_env=(PATH=/usr/bin:/bin HOME=/home/guest LC_ALL=C)
 . "$root/tests/lib/runner.bash"
