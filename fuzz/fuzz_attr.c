@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct perf_ctx *c = perf_ctx_create(&sys, ram, clock_fn, &v);
   if (!c) abort();
   perf_pmu_register(c, perf_sw_pmu());
-  const struct perf_arch arch = { regs_fn, copy_fn, kchain_fn, &v };
+  const struct perf_arch arch = { .regs = regs_fn, .copy_user = copy_fn, .kernel_chain = kchain_fn, .ctx = &v };
   perf_ctx_set_arch(c, &arch);
   const struct alpha_pmu_env penv = { { &hw }, now_fn, insn_fn, rnd_fn, &v };
   struct alpha_pmu *drv = alpha_pmu_create(c, &penv);
