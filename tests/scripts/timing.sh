@@ -58,8 +58,10 @@ check random-branch-penalty branch_random 200000 400000 "" "(dc - dn * 5) / dm" 
 check sorted-branch branch_random 200000 400000 sorted "dm / db" 0 0.01 "mispredicts per branch"
 # A predictable loop does not mispredict: at most a few misses around the
 # kernel's timer interrupts, which share the predictor (6 ticks in the extra
-# 40,000 iterations).
-check predictable-loop-mispredicts dep_adds 20000 60000 "" "dm / dn" 0 0.0005 "mispredicts per iteration of a predictable loop"
+# 40,000 iterations). The figure is the difference of two runs, each with
+# those few misses, so it can also fall a miss or two below zero (-1 in a
+# sanitizer build's environment, whose longer paths move the stack).
+check predictable-loop-mispredicts dep_adds 20000 60000 "" "dm / dn" -0.0005 0.0005 "mispredicts per iteration of a predictable loop"
 check wrong-path-per-mispredict branch_random 200000 400000 "" "dw / dm" 1 80 "wrong-path instructions per mispredict"
 check dtb-per-page dtb_pages 20000 40000 "" "dd / dn" 0.95 1.02 "DTB misses per load"
 
