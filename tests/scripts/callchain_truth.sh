@@ -76,7 +76,7 @@ d=$out/calls.static.dwarf.data
 if [ -f "$d" ]; then
   read -r n s <<<"$("$PROFILEME" script -i "$d" 2>/dev/null |
     awk 'BEGIN { RS = "" } { n++; k = split($0, l, "\n"); if (k > 2 && l[k] ~ / _start\+/) s++ } END { print n + 0, s + 0 }')"
-  # (95%, dwarf mode's per-file bound above: the rest are marked truncations)
+  # (95%: the rest are marked truncations)
   if [ "$n" -gt 0 ] && [ $((s * 100)) -ge $((n * 95)) ]; then
     echo "PASS callchain_truth/script-dwarf: $s of $n samples' unwound chains end at _start"
   else echo "FAIL callchain_truth/script-dwarf: $s of $n samples' chains end at _start"; fi
