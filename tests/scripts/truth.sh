@@ -69,20 +69,25 @@ PY
 # with at least one expected sample, the exact count lies inside the 95%
 # interval for at least 88% of them (about 60 PCs: 95% less 3 binomial
 # standard deviations). Measured: 95%.
-rec --truth -e cycles:p -c 30011 -o cov.data "$out/many" 300000
-csv cov.data >cov.csv
-python3 - <<'PY'
-import csv
-rows = [r for r in csv.DictReader(open('cov.csv'))]
+# coverage NAME CSV MIN_SAMPLES WHAT: over the PCs with at least one expected
+# sample, the share whose exact count lies inside the 95% interval is at
+# least 88%.
+coverage() {
+  python3 - "$@" <<'PY'
+import csv, sys
+name, path, kmin, what = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+rows = [r for r in csv.DictReader(open(path))]
 K = sum(int(r['samples']) for r in rows); T = sum(int(r['samples_exact']) for r in rows)
 sel = [r for r in rows if T and int(r['samples_exact']) * K / T >= 1]
 inside = sum(1 for r in sel if r['samples_out'] == '0')
 share = inside / len(sel) if sel else 0
-if K >= 300 and len(sel) >= 40 and share >= 0.88:
-    print(f"PASS truth/coverage: {inside} of {len(sel)} PCs ({100*share:.1f}%) inside their 95% interval, {K} samples")
-else:
-    print(f"FAIL truth/coverage: {inside} of {len(sel)} PCs ({100*share:.1f}%) inside the 95% interval, {K} samples")
+ok = K >= kmin and len(sel) >= 40 and share >= 0.88
+print(f"{'PASS' if ok else 'FAIL'} truth/{name}: {what}{inside} of {len(sel)} PCs ({100*share:.1f}%) inside their 95% interval, {K} samples")
 PY
+}
+rec --truth -e cycles:p -c 30011 -o cov.data "$out/many" 300000
+csv cov.data >cov.csv
+coverage coverage cov.csv 300 ""
 
 # 3b. The same with the series' own command and perf's defaults: cycles:p in
 # frequency mode (4000 Hz), no chosen period. The kernel adjusts the period
@@ -93,18 +98,7 @@ PY
 # were inside their interval. Measured: 53 of 55 (96%), 238 samples.
 rec --truth -o freq.data "$out/many" 3000000
 csv freq.data >freq.csv
-python3 - <<'PY'
-import csv
-rows = [r for r in csv.DictReader(open('freq.csv'))]
-K = sum(int(r['samples']) for r in rows); T = sum(int(r['samples_exact']) for r in rows)
-sel = [r for r in rows if T and int(r['samples_exact']) * K / T >= 1]
-inside = sum(1 for r in sel if r['samples_out'] == '0')
-share = inside / len(sel) if sel else 0
-if K >= 150 and len(sel) >= 40 and share >= 0.88:
-    print(f"PASS truth/coverage-freq: cycles:p at 4000 Hz: {inside} of {len(sel)} PCs ({100*share:.1f}%) inside their 95% interval, {K} samples")
-else:
-    print(f"FAIL truth/coverage-freq: cycles:p at 4000 Hz: {inside} of {len(sel)} PCs ({100*share:.1f}%) inside the 95% interval, {K} samples")
-PY
+coverage coverage-freq freq.csv 150 "cycles:p at 4000 Hz: "
 
 # 4. Linux perf reads a file with truth as it reads one without: perf report
 # and perf script succeed with nothing on stderr, and perf script prints the
