@@ -1019,8 +1019,10 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
   for (int i = 0; i < c->npmus; i++) rotate(c, cpu, i);
 }
 
-void perf_sw_event(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc,
-                   bool kernel)
+/* Counts one software event of type config on cpu for each event that
+ * takes it, and writes a sample (s, with each event's period) where a
+ * period ends (perf_swevent_event). */
+static void sw_event(struct perf_ctx *c, int cpu, uint64_t config, struct perf_sample *s)
 {
   if (cpu < 0 || cpu >= c->sys.ncpus) return;
   for (struct perf_event *p = c->events; p; p = p->next) {
@@ -1032,30 +1034,24 @@ void perf_sw_event(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, u
     if (e->attr.freq) e->hw.freq_count++;  /* the tick moves the period towards sample_freq */
     if (--e->hw.period_left > 0) continue;
     e->hw.period_left = (int64_t)e->hw.sample_period;
-    struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = e->hw.sample_period, .kernel = kernel,
-                             .cpu = (uint32_t)cpu };
-    if (!excluded(e, kernel)) output_sample(e, &s);
+    s->period = e->hw.sample_period;
+    if (!excluded(e, s->kernel)) output_sample(e, s);
   }
+}
+
+void perf_sw_event(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, uint32_t tid, uint64_t pc,
+                   bool kernel)
+{
+  struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .kernel = kernel, .cpu = (uint32_t)cpu };
+  sw_event(c, cpu, config, &s);
 }
 
 void perf_sw_event_sched(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, uint32_t tid,
                          const struct perf_regs *caller)
 {
-  if (cpu < 0 || cpu >= c->sys.ncpus) return;
-  for (struct perf_event *p = c->events; p; p = p->next) {
-    struct perf_event *e = p->child[cpu];
-    if (!e || !e->enabled || !e->sched || e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != config)
-      continue;
-    e->count++;
-    if (!e->hw.sample_period) continue;
-    if (e->attr.freq) e->hw.freq_count++;
-    if (--e->hw.period_left > 0) continue;
-    e->hw.period_left = (int64_t)e->hw.sample_period;
-    struct perf_sample s = { .ip = caller->r[PERF_REG_ALPHA_PC], .pid = pid, .tid = tid,
-                             .period = e->hw.sample_period, .kernel = !caller->user, .cpu = (uint32_t)cpu,
-                             .regs = caller };
-    if (!excluded(e, s.kernel)) output_sample(e, &s);
-  }
+  struct perf_sample s = { .ip = caller->r[PERF_REG_ALPHA_PC], .pid = pid, .tid = tid, .kernel = !caller->user,
+                           .cpu = (uint32_t)cpu, .regs = caller };
+  sw_event(c, cpu, config, &s);
 }
 
 /* ---- the software PMU ---- */
