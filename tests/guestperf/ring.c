@@ -276,6 +276,15 @@ static void wakeups(void)
         (unsigned long long)u->data_head);
   CHECK("ring.epoll_watermark", epoll_wait(ep, &got, 1, 0) == 1 && got.data.u32 == 7 && (got.events & EPOLLIN),
         "%s", "epoll_wait did not report the fd");
+  /* once the consumer caught up, the fd is no longer readable (checked
+   * between scheduling rounds: a tick's worth of work later) */
+  struct scan sc = { 0 };
+  consume(u, (uint8_t *)u + PAGE, 2 * PAGE, &sc, lo_pc(), hi_pc());
+  gp_loop(2000000);
+  CHECK("ring.poll_consumed", poll(&p, 1, 0) == 0, "still ready after the ring was read (revents %#x)", p.revents);
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  run(60 * PERIOD);
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   fd_set rs;
   FD_ZERO(&rs);
   FD_SET(fd, &rs);
