@@ -209,6 +209,28 @@ static void lost(void)
   close(fd);
 }
 
+/* A read-only mapping is overwrite mode (rb->overwrite: the kernel does not
+ * wait for data_tail): the ring keeps the newest records, none is lost. */
+static void overwrite(void)
+{
+  int fd = open_stack_sampler(1, -1, 0, STACK);
+  struct perf_event_mmap_page *u = map_ring(fd, 1, PROT_READ);
+  if (!u) { CHECK("ring.overwrite", 0, "read-only mmap: %s", strerror(errno)); return; }
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  run(10 * PERIOD);   /* 20 records of 2 KB into one page */
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  uint64_t rl[2] = { 0, 0 }, head = u->data_head;
+  read(fd, rl, sizeof rl);
+  const uint8_t *data = (const uint8_t *)u + PAGE;
+  struct sample last;
+  for (size_t i = 0; i < sizeof last; i++) ((uint8_t *)&last)[i] = data[(head - BIG + i) & (PAGE - 1)];
+  CHECK("ring.overwrite", head >= 19 * BIG && rl[1] == 0 && last.h.type == PERF_RECORD_SAMPLE && last.h.size == BIG &&
+        last.pid == (uint32_t)getpid(), "head %llu, lost %llu, newest record type %u size %u",
+        (unsigned long long)head, (unsigned long long)rl[1], last.h.type, last.h.size);
+  munmap(u, 2 * PAGE);
+  close(fd);
+}
+
 /* SET_OUTPUT and FD_OUTPUT: a second event's records in the first's ring. */
 static void output(void)
 {
@@ -301,6 +323,7 @@ int main(void)
   userpage();
   wrap();
   lost();
+  overwrite();
   output();
   wakeups();
   return gp_done();

@@ -46,6 +46,7 @@ run count.smp count --cpus 2 --paranoid 1 --
 run inherit.smp inherit --cpus 2 --paranoid 1 --
 run sig sig --paranoid 1 --
 run inherit inherit --paranoid 1 --
+run truth truth --paranoid 1 --
 run exec exec --paranoid 1 --
 run pm pm --
 
