@@ -12,6 +12,8 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/wait.h>
+#include <signal.h>
 
 #define PAGE 8192
 #define PERIOD 50021   /* 27 overflows per tick at 2 IPC: under the throttle's 98 */
@@ -136,7 +138,13 @@ static void userpage(void)
   CHECK("ring.userpage_offset", u->offset >= 5000000 - PERIOD && u->time_enabled > 0 && u->time_running == u->time_enabled,
         "offset %lld time_enabled %llu running %llu", (long long)u->offset, (unsigned long long)u->time_enabled,
         (unsigned long long)u->time_running);
-  /* the mapping is not inherited (VM_DONTCOPY) */
+  /* the mapping is not inherited (VM_DONTCOPY): a child touching it faults */
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) _exit((int)(((volatile struct perf_event_mmap_page *)u)->data_size & 1));
+  int st = 0;
+  waitpid(pid, &st, 0);
+  CHECK("ring.dontcopy", WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "child status %#x", st);
   munmap(again, 9 * PAGE);
   munmap(u, 9 * PAGE);
   close(fd);
