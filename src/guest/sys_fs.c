@@ -3,6 +3,7 @@
  * process's host cwd fd; absolute paths go through the sysroot (sys_path). */
 #include "guest/syscall.h"
 #include "guest/loader.h"
+#include "guest/synthfs.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -149,6 +150,10 @@ static int64_t do_openat(struct os *m, struct task *t, int64_t dirfd, uint64_t p
   int d, e = sys_at_path(m, t, dirfd, path, &d, p);
   if (e) return e;
   int hf = oflags_to_host(flags);
+  /* The synthesized /proc and /sys files are the machine's settings, fixed
+   * for the run: even root may not write them (or create files among them). */
+  if (((hf & O_ACCMODE) != O_RDONLY || (hf & (O_CREAT | O_TRUNC))) && synthfs_owns(m->synth, p))
+    return -EACCES;
   return sys_install(t, openat(d, p, hf | O_CLOEXEC, (mode_t)(mode & 07777 & ~t->proc->umask)),
                      (flags & 010000000) != 0);
 }

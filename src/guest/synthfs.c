@@ -1,0 +1,149 @@
+/* The synthesized /proc and /sys files; see synthfs.h. */
+#include "guest/synthfs.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct synthfs {
+  char root[PATH_MAX];       /* the host directory standing for the guest's / */
+  size_t rootlen;
+  char **paths;              /* guest paths redirected, with what is under them */
+  size_t npaths;
+};
+
+static struct synthfs *synthfs_create(void)
+{
+  struct synthfs *fs = calloc(1, sizeof *fs);
+  if (!fs) return NULL;
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  snprintf(fs->root, sizeof fs->root, "%s/profileme-sys.XXXXXX", tmp);
+  if (!mkdtemp(fs->root)) { free(fs); return NULL; }
+  fs->rootlen = strlen(fs->root);
+  return fs;
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+  (void)st; (void)flag; (void)ftw;
+  remove(p);
+  return 0;
+}
+
+void synthfs_destroy(struct synthfs *fs)
+{
+  if (!fs) return;
+  nftw(fs->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  for (size_t i = 0; i < fs->npaths; i++) free(fs->paths[i]);
+  free(fs->paths);
+  free(fs);
+}
+
+/* Makes the host directories of guest path g's parents (g has the root
+ * prefix already in h). */
+static int make_parents(char *h, size_t from)
+{
+  for (char *s = h + from + 1; (s = strchr(s, '/')); s++) {
+    *s = 0;
+    int r = mkdir(h, 0755);
+    *s = '/';
+    if (r && errno != EEXIST) return -errno;
+  }
+  return 0;
+}
+
+static int write_file(const char *h, const char *content, unsigned mode)
+{
+  int fd = open(h, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return -errno;
+  size_t n = strlen(content);
+  ssize_t w = write(fd, content, n);
+  int e = w == (ssize_t)n ? 0 : (w < 0 ? -errno : -EIO);
+  if (!e && fchmod(fd, mode ? mode : 0444)) e = -errno;
+  close(fd);
+  return e;
+}
+
+static int add_one(struct synthfs *fs, const struct synth_file *f)
+{
+  char h[PATH_MAX];
+  if (f->path[0] != '/' || (size_t)snprintf(h, sizeof h, "%s%s", fs->root, f->path) >= sizeof h)
+    return -EINVAL;
+  int e = make_parents(h, fs->rootlen);
+  if (e) return e;
+  if (f->content) e = write_file(h, f->content, f->mode);
+  else if (f->link) e = symlink(f->link, h) && errno != EEXIST ? -errno : 0;
+  else e = mkdir(h, 0755) && errno != EEXIST ? -errno : 0;
+  if (e) return e;
+  char **p = realloc(fs->paths, (fs->npaths + 1) * sizeof *p);
+  if (!p) return -ENOMEM;
+  fs->paths = p;
+  if (!(p[fs->npaths] = strdup(f->path))) return -ENOMEM;
+  fs->npaths++;
+  return 0;
+}
+
+int os_synth_files(struct os *m, const struct synth_file *f, size_t n)
+{
+  if (!m->synth && !(m->synth = synthfs_create())) return errno ? -errno : -ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    int e = add_one(m->synth, &f[i]);
+    if (e) return e;
+  }
+  return 0;
+}
+
+/* Writes path p with "//", "/./" and "/../" resolved lexically into out
+ * (PATH_MAX bytes); the guest's paths to /proc and /sys name no symlinks
+ * before the synthesized part. */
+static void normalize(const char *p, char *out)
+{
+  size_t n = 0;
+  out[0] = 0;
+  while (*p) {
+    while (*p == '/') p++;
+    size_t l = strcspn(p, "/");
+    if (!l) break;
+    if (l == 1 && p[0] == '.') { p += l; continue; }
+    if (l == 2 && p[0] == '.' && p[1] == '.') {
+      while (n && out[--n] != '/') {}
+      out[n] = 0;
+      p += l;
+      continue;
+    }
+    if (n + 1 + l >= PATH_MAX) break;
+    out[n++] = '/';
+    memcpy(out + n, p, l);
+    n += l;
+    out[n] = 0;
+    p += l;
+  }
+  if (!n) strcpy(out, "/");
+}
+
+bool synthfs_map(const struct synthfs *fs, const char *gpath, char *buf, size_t len)
+{
+  if (!fs || gpath[0] != '/') return false;
+  if (strncmp(gpath, "/proc/", 6) && strncmp(gpath, "/sys/", 5) &&
+      strncmp(gpath, "//", 2) && strncmp(gpath, "/.", 2)) return false;
+  char g[PATH_MAX];
+  normalize(gpath, g);
+  for (size_t i = 0; i < fs->npaths; i++) {
+    size_t l = strlen(fs->paths[i]);
+    if (!strncmp(g, fs->paths[i], l) && (g[l] == 0 || g[l] == '/'))
+      return (size_t)snprintf(buf, len, "%s%s", fs->root, g) < len;
+  }
+  return false;
+}
+
+bool synthfs_owns(const struct synthfs *fs, const char *hpath)
+{
+  return fs && !strncmp(hpath, fs->root, fs->rootlen) &&
+         (hpath[fs->rootlen] == 0 || hpath[fs->rootlen] == '/');
+}
