@@ -97,8 +97,12 @@ static void host_free(struct guest_page *p)
   if (!p->host) return;
   if (p->ext) {
     if (--p->ext->refs == 0) {
-      munmap(p->ext->base, p->ext->len);
-      free(p->ext);
+      if (p->ext->release) {
+        p->ext->release(p->ext);
+      } else {
+        munmap(p->ext->base, p->ext->len);
+        free(p->ext);
+      }
     }
     p->ext = NULL;
   } else if (p->shared) {
@@ -153,7 +157,7 @@ struct guest_mm *mm_fork(const struct guest_mm *src)
       const struct guest_page *l3 = src->dir[i][j];
       if (!l3) continue;
       for (unsigned k = 0; k < L3_SIZE; k++) {
-        if (!l3[k].prot) continue;
+        if (!l3[k].prot || (l3[k].ext && l3[k].ext->dontcopy)) continue;
         uint64_t addr = ((((uint64_t)i << L2_BITS | j) << L3_BITS) | k) << GUEST_PAGE_SHIFT;
         struct guest_page *d = slot(mm, addr, true);
         if (!d) goto fail;

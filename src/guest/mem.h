@@ -48,6 +48,11 @@ struct guest_ext {
   void *base;
   size_t len;
   bool readonly;            /* host mapping without PROT_WRITE */
+  bool dontcopy;            /* VM_DONTCOPY: a fork's child does not get these pages */
+  /* Called instead of munmap+free when the last page goes (a kernel
+   * object's mapping, e.g. a perf ring buffer); NULL: munmap base. */
+  void (*release)(struct guest_ext *ext);
+  void *priv;
 };
 
 struct guest_mm {

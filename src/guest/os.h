@@ -64,6 +64,11 @@ struct gsiginfo {
   uint64_t addr;         /* faults: si_addr */
   int64_t trapno;
   uint64_t value;        /* sigqueue: si_value */
+  int64_t band;          /* SIGPOLL-style (F_SETSIG): si_band; poll_fd its si_fd */
+  int poll_fd;
+  bool perf;             /* SIGTRAP with TRAP_PERF: si_perf_data, _type, _flags */
+  uint64_t perf_data;
+  uint32_t perf_type, perf_flags;
 };
 #define TASK_SIGQ 64
 
@@ -153,6 +158,38 @@ struct os_hooks {
   void *ctx;
 };
 
+/* Kernel files: guest fds whose object lives above this layer (perf
+ * events). Each stands on a host placeholder fd that the machine owns and
+ * recognizes, so dup, fork, close-on-exec and poll/select/epoll work on it
+ * as on any fd (the machine makes the placeholder readable when the object
+ * is); the calls below replace the host's for it. Return values are a
+ * result or a negative host errno. Any may be NULL (no kernel files). */
+struct os_kfile_ops {
+  /* perf_event_open(2) with the attr copied in (guest/sys_perf.c applies
+   * Linux's size rules); group_h: the host fd of group_fd, -1 for none, or
+   * -EBADF when group_fd is not open. Returns a new host fd (close-on-exec
+   * on the host) or -errno. */
+  int (*perf_open)(void *ctx, struct task *t, const void *attr, int pid, int cpu, int group_h,
+                   int group_fd, unsigned long flags);
+  /* Whether host fd h is a kernel file. */
+  bool (*is_kfile)(void *ctx, int h);
+  int64_t (*read)(void *ctx, struct task *t, int h, uint64_t buf, uint64_t len);
+  int64_t (*ioctl)(void *ctx, struct task *t, int h, uint64_t req, uint64_t arg);
+  /* Maps the object at guest address addr (chosen by the caller, nothing
+   * mapped there yet). Returns addr or -errno. */
+  int64_t (*mmap)(void *ctx, struct task *t, int h, uint64_t addr, uint64_t len, int prot, int flags,
+                  uint64_t off);
+  /* fcntl of what the object owns (F_GETFL/F_SETFL's O_ASYNC, F_SETOWN,
+   * F_GETOWN, F_SETSIG, F_GETSIG, F_*OWN_EX); *handled false: the generic
+   * code does it. gfd is the guest fd (F_SETSIG's si_fd). */
+  int64_t (*fcntl)(void *ctx, struct task *t, int gfd, int h, int cmd, uint64_t arg, bool *handled);
+  /* A host fd that may have been a kernel file's was closed. */
+  void (*closed)(void *ctx);
+  /* prctl PR_TASK_PERF_EVENTS_DISABLE (31) / ENABLE (32). */
+  int64_t (*prctl)(void *ctx, struct task *t, int option);
+  void *ctx;
+};
+
 struct os_opts {
   const char *sysroot;       /* where absolute guest paths are looked up first */
   uint64_t seed;
@@ -184,6 +221,7 @@ struct os {
   uint64_t syscalls;
   /* Set by the machine that runs this OS (machine/machine.h). */
   struct os_hooks hooks;
+  struct os_kfile_ops kfile;
   /* How the first process died when a fault signal killed it, for the message. */
   struct { bool valid; int sig; uint64_t pc, addr; } fatal;
   struct physmem *phys;      /* simulated RAM, created on first use (os_phys) */

@@ -191,6 +191,18 @@ static void write_siginfo(struct frame_writer *w, const struct gsiginfo *si)
   for (int i = 0; i < 128; i += 8) put64(w, i, 0);
   put32(w, 0, (uint32_t)si->sig);
   put32(w, 8, (uint32_t)si->code);
+  if (si->perf) {   /* TRAP_PERF: si_addr, then _perf in the union with _trapno */
+    put64(w, 16, si->addr);
+    put64(w, 24, si->perf_data);
+    put32(w, 32, si->perf_type);
+    put32(w, 36, si->perf_flags);
+    return;
+  }
+  if (si->band) {   /* an F_SETSIG signal of fasync: si_band, si_fd */
+    put64(w, 16, (uint64_t)si->band);
+    put32(w, 24, (uint32_t)si->poll_fd);
+    return;
+  }
   switch (si->sig) {
   case GSIG_SEGV: case GSIG_BUS: case GSIG_ILL: case GSIG_FPE: case GSIG_TRAP:
     if (si->code > 0) {

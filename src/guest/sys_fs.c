@@ -28,7 +28,7 @@
 /* ---- open flags (asm/fcntl.h on Alpha) ---- */
 static const struct { int alpha, host; } oflags[] = {
   { 04, O_NONBLOCK }, { 010, O_APPEND }, { 01000, O_CREAT }, { 02000, O_TRUNC },
-  { 04000, O_EXCL }, { 010000, O_NOCTTY }, { 040000, O_DSYNC }, { 0100000, O_DIRECTORY },
+  { 04000, O_EXCL }, { 010000, O_NOCTTY }, { 020000, O_ASYNC }, { 040000, O_DSYNC }, { 0100000, O_DIRECTORY },
   { 0200000, O_NOFOLLOW }, { 02000000, O_DIRECT }, { 04000000, O_NOATIME },
   { 010000000, O_CLOEXEC }, { 020000000, O_SYNC & ~O_DSYNC }, { 040000000, O_PATH },
 };

@@ -23,6 +23,10 @@ sys_fn sys_lookup_fs(uint64_t nr);
 sys_fn sys_lookup_proc(uint64_t nr);
 sys_fn sys_lookup_misc(uint64_t nr);   /* sys_misc.c: sockets, epoll, eventfd, ... */
 
+/* perf_event_open (493) and the calls on kernel files (os.h struct
+ * os_kfile_ops): returns true with *ret set when it handled call nr. */
+bool sys_kfile(struct os *m, struct task *t, uint64_t nr, const uint64_t *a, int64_t *ret);
+
 /* Helpers shared by the syscall files. */
 /* Copies to or from guest memory as the guest (protections apply). Return 0
  * or -EFAULT. */

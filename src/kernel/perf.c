@@ -4,6 +4,7 @@
  * head and tail, a LOST record written before the next record that fits. */
 #include "kernel/perf.h"
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,6 +158,10 @@ static int copy_attr(const struct perf_event_attr *u, struct perf_event_attr *a)
     if (err) return err;
   }
   if (a->sample_type & PERF_SAMPLE_AUX) return -EOPNOTSUPP;   /* no AUX area */
+  if ((a->sample_type & PERF_SAMPLE_WEIGHT) && (a->sample_type & PERF_SAMPLE_WEIGHT_STRUCT)) return -EINVAL;
+  if (a->inherit_thread && !a->inherit) return -EINVAL;
+  if (a->remove_on_exec && a->enable_on_exec) return -EINVAL;
+  if (a->sigtrap && !a->remove_on_exec) return -EINVAL;
   return 0;
 }
 
@@ -191,6 +196,12 @@ static int make_instances(struct perf_ctx *c, struct perf_event *e, int cpu)
 int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int pid, int cpu,
                     struct perf_event *group, struct perf_event **out)
 {
+  return perf_event_open_cred(c, uattr, pid, cpu, group, c->sys.privileged, out);
+}
+
+int perf_event_open_cred(struct perf_ctx *c, const struct perf_event_attr *uattr, int pid, int cpu,
+                         struct perf_event *group, bool privileged, struct perf_event **out)
+{
   struct perf_event_attr attr;
   int err = copy_attr(uattr, &attr);
   if (err) return err;
@@ -204,7 +215,7 @@ int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int
   if (cpu < -1 || cpu >= c->sys.ncpus) return -EINVAL;
   if (pid == -1 && cpu == -1) return -EINVAL;
   /* perf_event_paranoid (kernel/events/core.c, perf_allow_*). */
-  if (!c->sys.privileged) {
+  if (!privileged) {
     if (c->sys.paranoid > 2) return -EACCES;
     if (pid == -1 && c->sys.paranoid > 0) return -EACCES;
     if (!attr.exclude_kernel && c->sys.paranoid > 1) return -EACCES;
@@ -289,6 +300,8 @@ int perf_event_mmap(struct perf_event *e, size_t data_pages, size_t page_size)
   rb->user = (struct perf_event_mmap_page *)phys_frame(phys, rb->pfns[0]);
   rb->user->version = 0;
   rb->user->compat_version = 0;
+  rb->user->cap_bit0_is_deprecated = 1;   /* perf_event_init_userpage */
+  rb->user->size = offsetof(struct perf_event_mmap_page, __reserved);
   rb->user->data_offset = PHYS_PAGE;
   rb->user->data_size = rb->size;
   rb->refs = 1;
@@ -296,8 +309,20 @@ int perf_event_mmap(struct perf_event *e, size_t data_pages, size_t page_size)
   return 0;
 }
 
+void perf_rb_get(struct perf_rb *rb) { rb->refs++; }
+
+void perf_rb_put(struct perf_ctx *c, struct perf_rb *rb)
+{
+  if (rb && --rb->refs == 0) rb_free(c->phys, rb);
+}
+
 int perf_event_set_output(struct perf_event *e, struct perf_event *target)
 {
+  if (!target) {
+    perf_rb_put(e->ctx, e->rb);
+    e->rb = NULL;
+    return 0;
+  }
   if (e->rb || !target->rb) return -EINVAL;
   e->rb = target->rb;
   e->rb->refs++;
@@ -318,8 +343,10 @@ const uint8_t *perf_event_data(struct perf_event *e, uint64_t *size)
 /* True when the consumer has left room for need more bytes. */
 static bool rb_space(struct perf_rb *rb, uint64_t need)
 {
+  if (rb->overwrite) return need <= rb->size;
   uint64_t head = rb->user->data_head, tail = __atomic_load_n(&rb->user->data_tail, __ATOMIC_ACQUIRE);
-  return rb->size - (head - tail) >= need;
+  /* a consumer's tail past the head (a hostile one) leaves no room */
+  return head - tail <= rb->size && rb->size - (head - tail) >= need;
 }
 
 /* Writes page by page through the direct map, wrapping at the end. */
@@ -359,6 +386,12 @@ static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_
   e = top(e);
   struct perf_rb *rb = e->rb;
   if (!rb) return;
+  if (rb->paused) {   /* perf_output_begin: a paused ring counts the record lost */
+    if (!rb->lost) rb->lost_id = e->id;
+    rb->lost++;
+    e->lost++;
+    return;
+  }
   if (rb->lost) {
     uint8_t lost[64];
     struct perf_event_header *h = (struct perf_event_header *)lost;
@@ -619,20 +652,25 @@ int perf_event_account(struct perf_event *e)
   return 0;
 }
 
+/* The end of an overflow (__perf_event_overflow): the REFRESH limit (the
+ * event disables itself after its overflows, event_limit), then the arch's
+ * notification. Returns 1 when the limit disabled the event. */
+static int overflow_tail(struct perf_event *e, const struct perf_sample *s)
+{
+  struct perf_event *t = top(e);
+  bool hup = t->event_limit && --t->event_limit == 0;
+  if (hup) perf_event_disable(t);
+  if (e->ctx->arch.overflow) e->ctx->arch.overflow(e->ctx->arch.ctx, e->cpu >= 0 ? e->cpu : (int)s->cpu, t, s, hup);
+  return hup;
+}
+
 int perf_event_overflow(struct perf_event *e, struct perf_sample *s)
 {
   if (perf_event_account(e)) return 1;
   if (e->attr.sample_period || e->attr.freq) {
     if (!excluded(e, s->kernel)) output_sample(e, s);
   }
-  /* PERF_EVENT_IOC_REFRESH: the event disables itself after its overflows
-   * (__perf_event_overflow's event_limit). */
-  struct perf_event *t = top(e);
-  if (t->event_limit && --t->event_limit == 0) {
-    perf_event_disable(t);
-    return 1;
-  }
-  return 0;
+  return overflow_tail(e, s);
 }
 
 /* ---- side-band records ---- */
@@ -793,6 +831,13 @@ void perf_event_disable(struct perf_event *e)
 
 /* The parent's count and times: its instances summed (perf_event_read_value
  * sums child events), plus what was counted on the parent itself. */
+static void totals(struct perf_event *e, uint64_t *count, uint64_t *enabled, uint64_t *running);
+
+void perf_event_read_value(struct perf_event *e, uint64_t *count, uint64_t *enabled, uint64_t *running)
+{
+  totals(top(e), count, enabled, running);
+}
+
 static void totals(struct perf_event *e, uint64_t *count, uint64_t *enabled, uint64_t *running)
 {
   *count = e->count;
@@ -877,7 +922,7 @@ void perf_event_close(struct perf_event *e)
   for (int i = 0; i < PERF_MAX_CPUS; i++) if (e->child[i]) inst_out(e->child[i]);
   for (struct perf_event **pp = &c->events; *pp; pp = &(*pp)->next)
     if (*pp == e) { *pp = e->next; break; }
-  if (e->rb && --e->rb->refs == 0) rb_free(c->phys, e->rb);
+  perf_rb_put(c, e->rb);
   free_instances(e);
   free(e);
 }
@@ -988,6 +1033,7 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
       struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = period, .kernel = kernel,
                                .cpu = (uint32_t)cpu };
       if (!excluded(e, kernel)) output_sample(e, &s);
+      if (overflow_tail(e, &s)) break;
     }
   }
   /* The tick's work runs on a fixed grid of HZ, not at tick_ns after the
@@ -1037,6 +1083,7 @@ static void sw_event(struct perf_ctx *c, int cpu, uint64_t config, struct perf_s
     e->hw.period_left = (int64_t)e->hw.sample_period;
     s->period = e->hw.sample_period;
     if (!excluded(e, s->kernel)) output_sample(e, s);
+    overflow_tail(e, s);
   }
 }
 

@@ -94,6 +94,11 @@ struct perf_arch {
   /* Told of every sample written, with its user frame and its time (the
    * PERF_SAMPLE_TIME value): where a tool's ground truth is taken. */
   void (*sampled)(void *ctx, int cpu, const struct perf_sample *s, const struct perf_regs *user, uint64_t time);
+  /* An overflow of sampling event e (the opened one, not an instance)
+   * happened on cpu (__perf_event_overflow's tail: where Linux raises
+   * fasync signals, sigtrap and wakeups); hup: the REFRESH limit ran out
+   * and disabled it (POLL_HUP). */
+  void (*overflow)(void *ctx, int cpu, struct perf_event *e, const struct perf_sample *s, bool hup);
   void *ctx;
 };
 
@@ -155,6 +160,8 @@ struct perf_rb {
   uint64_t lost;                 /* records dropped since the last LOST record */
   uint64_t lost_id;
   int refs;
+  bool overwrite;                /* mapped read-only: the tail is not honoured (overwrite mode) */
+  bool paused;                   /* PERF_EVENT_IOC_PAUSE_OUTPUT: records are dropped as lost */
 };
 
 /* System settings a context starts with (sysctls). */
@@ -196,10 +203,21 @@ void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu);
  * syscall would fail. */
 int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *attr, int pid, int cpu,
                     struct perf_event *group, struct perf_event **out);
+/* perf_event_open for a caller whose privilege (CAP_PERFMON) is its own
+ * rather than the context's default (a guest task's credentials). */
+int perf_event_open_cred(struct perf_ctx *c, const struct perf_event_attr *attr, int pid, int cpu,
+                         struct perf_event *group, bool privileged, struct perf_event **out);
+/* A reference on a ring buffer (ring_buffer_get/put): a consumer's mapping
+ * keeps the frames alive after the events that wrote them are closed. */
+void perf_rb_get(struct perf_rb *rb);
+void perf_rb_put(struct perf_ctx *c, struct perf_rb *rb);
+/* The count and times read(2) would report (perf_event_read_value). */
+void perf_event_read_value(struct perf_event *e, uint64_t *count, uint64_t *enabled, uint64_t *running);
 /* mmap(2) of 1 + 2^n pages of page_size bytes (PHYS_PAGE, as the kernel's
  * PAGE_SIZE): the ring buffer. Returns 0 or -errno (EINVAL, ENOMEM). */
 int perf_event_mmap(struct perf_event *e, size_t data_pages, size_t page_size);
-/* PERF_EVENT_IOC_SET_OUTPUT: e writes into target's ring. */
+/* PERF_EVENT_IOC_SET_OUTPUT: e writes into target's ring; target NULL
+ * detaches e from the ring it has. */
 int perf_event_set_output(struct perf_event *e, struct perf_event *target);
 /* PERF_EVENT_IOC_ENABLE / DISABLE. */
 void perf_event_enable(struct perf_event *e);

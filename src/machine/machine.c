@@ -13,6 +13,7 @@
  * the PMU handler's tail grows with the bytes it writes. A constant path
  * would make sampling lock onto loops, which hardware does not do. */
 #include "machine/machine.h"
+#include "machine/guest_perf.h"
 #include "machine/machine_sysfs.h"
 #include "guest/kimage.h"
 #include "guest/loader.h"
@@ -73,6 +74,7 @@ struct machine {
   struct sim_pmu *sim;
   struct truth *truth;           /* ground truth per instruction, when a tool asked */
   struct perf_event *fds[MAX_FDS];
+  struct guest_perf *gperf;      /* the guests' perf_event_open */
   void (*poll)(void *ctx);
   void *poll_ctx;
   bool announced;                /* the first program's exec records were emitted */
@@ -556,7 +558,10 @@ static void task_hook(void *ctx, const struct task_event *e)
   if (m->unw) umaps_event(m, e);
   int cpu = m->os->cur_cpu >= 0 ? m->os->cur_cpu : 0;
   switch (e->kind) {
-  case TEV_EXEC: perf_record_comm(m->perf, cpu, &pt, task_comm(e->t), true); break;
+  case TEV_EXEC:
+    guest_perf_exec(m->gperf, e->t);
+    perf_record_comm(m->perf, cpu, &pt, task_comm(e->t), true);
+    break;
   case TEV_MMAP:
     perf_record_mmap2(m->perf, cpu, &pt, e->addr, e->len, e->pgoff, e->prot, e->flags, e->path);
     break;
@@ -600,6 +605,7 @@ static void slice_hook(void *ctx)
   uint64_t pc = t ? t->ctx.pc : 0;
   if (!m->opt.timed && t)
     perf_ctx_tick(m->perf, m->os->cur_cpu, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
+  guest_perf_poll(m->gperf);
   if (m->poll) m->poll(m->poll_ctx);
   if (m->stopping && !m->stopped) {
     m->stopped = true;
@@ -705,6 +711,7 @@ struct machine *machine_create(const struct machine_opts *o)
   m->perf = perf_ctx_create(&sys, os_phys(m->os), perf_clock, m);
   if (!m->perf) { machine_destroy(m); return NULL; }
   perf_pmu_register(m->perf, perf_sw_pmu());
+  if (!(m->gperf = guest_perf_create(m->os, m->perf, o->perf.privileged))) { machine_destroy(m); return NULL; }
   set_arch(m);
   for (int i = 0; i < m->ncpus; i++)
     if (attach_cpu(m, i)) { machine_destroy(m); return NULL; }
@@ -722,12 +729,19 @@ struct machine *machine_create(const struct machine_opts *o)
   return m;
 }
 
+static void arch_overflow(void *ctx, int cpu, struct perf_event *e, const struct perf_sample *s, bool hup)
+{
+  struct machine *m = ctx;
+  guest_perf_overflow(m->gperf, cpu, e, s, hup);
+}
+
 static void set_arch(struct machine *m)
 {
   const struct perf_arch arch = { .regs = arch_regs, .copy_user = arch_copy_user, .kernel_chain = arch_kernel_chain,
                                   .interrupted_pc = arch_interrupted_pc,
                                   .user_chain = m->unw ? arch_user_chain : NULL,
-                                  .sampled = m->chain_fn ? arch_sampled : NULL, .ctx = m };
+                                  .sampled = m->chain_fn ? arch_sampled : NULL, .overflow = arch_overflow,
+                                  .ctx = m };
   perf_ctx_set_arch(m->perf, &arch);
 }
 
@@ -739,6 +753,7 @@ void machine_destroy(struct machine *m)
   free(m->umaps);
   free(m->ustack);
   for (int i = 0; i < MAX_FDS; i++) if (m->fds[i]) perf_event_close(m->fds[i]);
+  guest_perf_destroy(m->gperf);
   perf_ctx_destroy(m->perf);
   alpha_pmu_destroy(m->drv);
   sim_pmu_destroy(m->sim);

@@ -24,6 +24,10 @@ static void run_usage(FILE *f)
     "  --stats         print instructions, wall time and MIPS to stderr\n"
     "  --real-time     guest clocks follow the host clock instead of the\n"
     "                  instruction count (runs are then not reproducible)\n"
+    "  --timed         run on the timed EV67 cores with their PMUs, so the\n"
+    "                  guest's own perf_event_open can count and sample them\n"
+    "  --privileged    the guest's user has CAP_PERFMON (perf_event_open)\n"
+    "  --paranoid N    kernel.perf_event_paranoid for the guest (default 2)\n"
     "  -h, --help      this text\n\n"
     "The exit status is the guest's; 128+N when signal N ended it.\n");
 }
@@ -47,9 +51,11 @@ int cmd_run(int argc, char **argv)
   static const struct option opts[] = {
     { "sysroot", required_argument, 0, 's' }, { "seed", required_argument, 0, 'S' },
     { "stats", no_argument, 0, 't' }, { "real-time", no_argument, 0, 'r' },
-    { "cpus", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    { "cpus", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' },
+    { "timed", no_argument, 0, 'T' }, { "privileged", no_argument, 0, 'P' },
+    { "paranoid", required_argument, 0, 'N' }, { 0, 0, 0, 0 },
   };
-  struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" } };
+  struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" }, .perf = { .paranoid = 2 } };
   bool stats = false;
   int c;
   optind = 1;
@@ -65,6 +71,14 @@ int cmd_run(int argc, char **argv)
     case 't': stats = true; break;
     case 'r': mo.os.real_time = true; break;
     case 'C': if (tool_parse_cpus("run", optarg, &mo.ncpus)) return 2; break;
+    case 'T': mo.timed = true; break;
+    case 'P': mo.perf.privileged = true; break;
+    case 'N': {
+      char *end;
+      mo.perf.paranoid = (int)strtol(optarg, &end, 0);
+      if (*end || !*optarg) { fprintf(stderr, "profileme run: bad --paranoid '%s'\n", optarg); return 2; }
+      break;
+    }
     case 'h': run_usage(stdout); return 0;
     default: run_usage(stderr); return 2;
     }

@@ -1,0 +1,62 @@
+/* Helpers of the guest perf test programs (tests/guestperf/README.md):
+ * perf_event_open by its system call (493 on Alpha), PASS/FAIL lines, and
+ * loops whose user instruction counts are known exactly. */
+#ifndef GP_H
+#define GP_H
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int gp_failed;
+
+static long gp_open(struct perf_event_attr *a, int pid, int cpu, int group, unsigned long flags)
+{
+  return syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
+}
+
+/* A counting attr a normal user may open at paranoid 2 (user mode only). */
+static void gp_attr(struct perf_event_attr *a, uint32_t type, uint64_t config)
+{
+  memset(a, 0, sizeof *a);
+  a->type = type;
+  a->size = sizeof *a;
+  a->config = config;
+  a->exclude_kernel = 1;
+  a->exclude_hv = 1;
+}
+
+#define CHECK(name, cond, ...)                                              \
+  do {                                                                      \
+    if (cond) printf("PASS %s\n", name);                                    \
+    else { printf("FAIL %s: ", name); printf(__VA_ARGS__); printf("\n"); gp_failed = 1; } \
+  } while (0)
+
+/* open(attr) must fail with err. */
+#define CHECK_ERR(name, call, err)                                          \
+  do {                                                                      \
+    errno = 0;                                                              \
+    long r_ = (call);                                                       \
+    int e_ = errno;                                                         \
+    CHECK(name, r_ == -1 && e_ == (err), "got %ld errno %d (%s), want errno %d (%s)", r_, e_, \
+          strerror(e_), (err), strerror(err));                              \
+    if (r_ >= 0 && r_ < 1024) close((int)r_);                               \
+  } while (0)
+
+/* Exactly 2*n user instructions: subq, bne per iteration (n >= 1). */
+static inline void gp_loop(uint64_t n)
+{
+  __asm__ volatile("1: subq %0, 1, %0\n\tbne %0, 1b" : "+r"(n));
+}
+
+static int gp_done(void)
+{
+  fflush(stdout);
+  return gp_failed;
+}
+#endif
