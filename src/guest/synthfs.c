@@ -147,3 +147,9 @@ bool synthfs_owns(const struct synthfs *fs, const char *hpath)
   return fs && !strncmp(hpath, fs->root, fs->rootlen) &&
          (hpath[fs->rootlen] == 0 || hpath[fs->rootlen] == '/');
 }
+
+const char *synthfs_guest_path(const struct synthfs *fs, const char *hpath)
+{
+  if (!synthfs_owns(fs, hpath)) return NULL;
+  return hpath[fs->rootlen] ? hpath + fs->rootlen : "/";
+}

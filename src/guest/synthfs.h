@@ -37,5 +37,8 @@ void synthfs_destroy(struct synthfs *fs);
 bool synthfs_map(const struct synthfs *fs, const char *gpath, char *buf, size_t len);
 /* True if host path hpath is inside the tree (the guest may not write it). */
 bool synthfs_owns(const struct synthfs *fs, const char *hpath);
+/* The guest path of host path hpath inside the tree (a pointer into
+ * hpath), or NULL if hpath is outside it: what getcwd reports there. */
+const char *synthfs_guest_path(const struct synthfs *fs, const char *hpath);
 
 #endif

@@ -221,6 +221,23 @@ static void checks(void)
     char c[8] = { 0 };
     check("pread at an offset", fd >= 0 && pread(fd, c, 3, 9) == 3 && !memcmp(c, "-11", 3), "pread");
     if (fd >= 0) close(fd);
+    /* Inside the directory: relative paths, and getcwd names it as Linux
+     * does (the link resolved). */
+    char cwd[256];
+    check("chdir into devices/cpu/events", chdir(DEVICES "/cpu/events") == 0, "chdir");
+    check("getcwd there is /sys/devices/cpu/events", getcwd(cwd, sizeof cwd) &&
+          !strcmp(cwd, "/sys/devices/cpu/events"), cwd);
+    check("a relative open reads events/instructions",
+          slurp("instructions", buf, sizeof buf) > 0 && !strcmp(buf, "event=0x2\n"), "content");
+    fd = open("new", O_WRONLY | O_CREAT, 0644);
+    check("no file can be made there by a relative path", fd < 0 && errno == EACCES, "created");
+    if (fd >= 0) close(fd);
+    fd = open(DEVICES "/cpu/format", O_RDONLY | O_DIRECTORY);
+    int fd2 = fd >= 0 ? openat(fd, "event", O_RDWR) : -1;
+    check("openat(format dirfd, \"event\", O_RDWR) is refused", fd >= 0 && fd2 < 0 && errno == EACCES, "opened");
+    if (fd2 >= 0) close(fd2);
+    if (fd >= 0) close(fd);
+    check("chdir back to /", chdir("/") == 0, "chdir");
 }
 
 int main(void)
