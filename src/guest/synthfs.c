@@ -101,8 +101,8 @@ int os_synth_files(struct os *m, const struct synth_file *f, size_t n)
 
 /* Writes path p with "//", "/./" and "/../" resolved lexically into out
  * (PATH_MAX bytes); the guest's paths to /proc and /sys name no symlinks
- * before the synthesized part. */
-static void normalize(const char *p, char *out)
+ * before the synthesized part. Returns false if it does not fit. */
+static bool normalize(const char *p, char *out)
 {
   size_t n = 0;
   out[0] = 0;
@@ -110,30 +110,28 @@ static void normalize(const char *p, char *out)
     while (*p == '/') p++;
     size_t l = strcspn(p, "/");
     if (!l) break;
-    if (l == 1 && p[0] == '.') { p += l; continue; }
     if (l == 2 && p[0] == '.' && p[1] == '.') {
       while (n && out[--n] != '/') {}
       out[n] = 0;
-      p += l;
-      continue;
+    } else if (l != 1 || p[0] != '.') {
+      if (n + 1 + l >= PATH_MAX) return false;
+      out[n++] = '/';
+      memcpy(out + n, p, l);
+      n += l;
+      out[n] = 0;
     }
-    if (n + 1 + l >= PATH_MAX) break;
-    out[n++] = '/';
-    memcpy(out + n, p, l);
-    n += l;
-    out[n] = 0;
     p += l;
   }
   if (!n) strcpy(out, "/");
+  return true;
 }
 
 bool synthfs_map(const struct synthfs *fs, const char *gpath, char *buf, size_t len)
 {
-  if (!fs || gpath[0] != '/') return false;
-  if (strncmp(gpath, "/proc/", 6) && strncmp(gpath, "/sys/", 5) &&
-      strncmp(gpath, "//", 2) && strncmp(gpath, "/.", 2)) return false;
+  /* (most paths name neither, and need no normalizing) */
+  if (!fs || gpath[0] != '/' || (!strstr(gpath, "/sys") && !strstr(gpath, "/proc"))) return false;
   char g[PATH_MAX];
-  normalize(gpath, g);
+  if (!normalize(gpath, g)) return false;
   for (size_t i = 0; i < fs->npaths; i++) {
     size_t l = strlen(fs->paths[i]);
     if (!strncmp(g, fs->paths[i], l) && (g[l] == 0 || g[l] == '/'))

@@ -206,7 +206,7 @@ static void checks(void)
     /* An x86 host's cpu PMU has branch-instructions; the machine's has not. */
     int e = slurp(DEVICES "/cpu/events/branch-instructions", buf, sizeof buf);
     check("no host event shows through", e == -ENOENT, "exists");
-    e = slurp("/sys/devices/cpu/../cpu/./events//cycles", buf, sizeof buf);
+    e = slurp("/usr/../sys/devices/cpu/../cpu/./events//cycles", buf, sizeof buf);
     check("a path with .. and // reaches the same file", e > 0 && !strcmp(buf, "event=0x1\n"), "content");
     int fd = open("/proc/sys/kernel/perf_event_paranoid", O_WRONLY);
     check("perf_event_paranoid cannot be written", fd < 0 && errno == EACCES, "open for writing");
