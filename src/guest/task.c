@@ -441,6 +441,7 @@ int task_exec(struct os *m, struct task *t, const char *path, char *const *argv,
   memcpy(t->proc->exe_text, li.exe_text, sizeof t->proc->exe_text);
   memcpy(t->proc->interp_text, li.interp_text, sizeof t->proc->interp_text);
   fdt_close_on_exec(t->proc->files);
+  if (m->kfile.closed) m->kfile.closed(m->kfile.ctx);   /* close-on-exec kernel files */
   /* Handlers reset to default; ignored signals stay ignored (execve(2)). */
   struct sighand *sh = t->proc->sighand;
   if (sh->refs > 1) {
@@ -525,6 +526,7 @@ int task_exec_host(struct os *m, struct task *t, const char *path, char *const *
   t->host_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   kill_other_threads(m, t);
   fdt_close_on_exec(f);
+  if (m->kfile.closed) m->kfile.closed(m->kfile.ctx);
   release_vfork_parent(m, t->proc);
   absolute(path, t->proc->exe, sizeof t->proc->exe);
   t->wait_fd = t->host_pidfd;
@@ -696,6 +698,7 @@ void task_exit(struct os *m, struct task *t, int status, bool group)
   release_vfork_parent(m, p);
   fdt_put(p->files);
   p->files = NULL;
+  if (m->kfile.closed) m->kfile.closed(m->kfile.ctx);   /* the last fds of kernel files */
   if (p->cwd_fd >= 0) close(p->cwd_fd);
   p->cwd_fd = -1;
   if (--p->sighand->refs == 0) free(p->sighand);

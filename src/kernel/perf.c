@@ -96,22 +96,22 @@ static bool follows(const struct perf_event *e, const struct perf_task *t)
   return false;
 }
 
-/* Puts the waiting instances of one PMU on cpu on the hardware, in list
- * order from where the last rotation left off (ctx_sched_in). */
-static void sched_pmu_in(struct perf_ctx *c, int cpu, int pi)
+/* A parent's group leader (a parent is its own until it joins one). */
+static struct perf_event *leader_of(struct perf_event *p) { return p->group_leader ? p->group_leader : p; }
+/* The members of leader l's group in order: l, then its siblings. */
+static struct perf_event *member_next(struct perf_event *l, struct perf_event *m)
 {
-  struct perf_event *list[64];
-  int n = 0;
-  for (struct perf_event *p = c->events; p && n < 64; p = p->next) {
-    struct perf_event *e = p->child[cpu];
-    if (e && e->pmu == c->pmus[pi] && e->enabled && e->sched) list[n++] = e;
-  }
-  for (int k = 0; k < n; k++) {
-    struct perf_event *e = list[(k + c->rot[cpu][pi]) % n];
-    if (e->active || e->pmu->add(e, PERF_EF_START)) continue;
-    update_times(e);
-    e->active = true;
-  }
+  return m == l ? l->sibling_next : m->sibling_next;
+}
+
+/* The PMU a group goes on: its first hardware member's (software events
+ * may join any group; perf_event_open moves a software group to the
+ * hardware context a hardware event joins). */
+static const struct pmu *group_pmu(struct perf_event *l)
+{
+  for (struct perf_event *m = l; m; m = member_next(l, m))
+    if (m->pmu != perf_sw_pmu()) return m->pmu;
+  return l->pmu;
 }
 
 /* Takes an instance off its PMU (event_sched_out). */
@@ -120,6 +120,46 @@ static void inst_out(struct perf_event *e)
   update_times(e);
   if (e->active) e->pmu->del(e, PERF_EF_UPDATE);
   e->active = false;
+}
+
+/* Takes the active members of leader l's group off cpu (group_sched_out). */
+static void group_out(struct perf_event *l, int cpu)
+{
+  for (struct perf_event *m = l; m; m = member_next(l, m))
+    if (m->child[cpu] && m->child[cpu]->active) inst_out(m->child[cpu]);
+}
+
+/* Puts leader l's group on cpu (group_sched_in): the leader, then its
+ * enabled siblings; when one does not fit, none stays. A group already on
+ * takes the siblings enabled since. */
+static void group_in(struct perf_event *l, int cpu)
+{
+  struct perf_event *li = l->child[cpu];
+  if (!li->active) {
+    if (li->pmu->add(li, PERF_EF_START)) return;
+    update_times(li);
+    li->active = true;
+  }
+  for (struct perf_event *m = l->sibling_next; m; m = m->sibling_next) {
+    struct perf_event *e = m->child[cpu];
+    if (!e || !e->enabled || !e->sched || e->active) continue;
+    if (e->pmu->add(e, PERF_EF_START)) { group_out(l, cpu); return; }
+    update_times(e);
+    e->active = true;
+  }
+}
+
+/* Puts the waiting groups of one PMU on cpu on the hardware, in list
+ * order from where the last rotation left off (ctx_sched_in). */
+static void sched_pmu_in(struct perf_ctx *c, int cpu, int pi)
+{
+  struct perf_event *list[64];
+  int n = 0;
+  for (struct perf_event *p = c->events; p && n < 64; p = p->next) {
+    struct perf_event *e = p->child[cpu];
+    if (e && leader_of(p) == p && group_pmu(p) == c->pmus[pi] && e->enabled && e->sched) list[n++] = p;
+  }
+  for (int k = 0; k < n; k++) group_in(list[(k + c->rot[cpu][pi]) % n], cpu);
 }
 
 /* ---- attribute checks (perf_copy_attr, perf_event_open) ---- */
@@ -193,6 +233,32 @@ static int make_instances(struct perf_ctx *c, struct perf_event *e, int cpu)
   return 0;
 }
 
+/* The bytes read(2) gives for read_format rf in a group of nr (__perf_event_read_size). */
+static size_t read_size(uint64_t rf, int nr)
+{
+  size_t entry = 8 + (rf & PERF_FORMAT_ID ? 8 : 0) + (rf & PERF_FORMAT_LOST ? 8 : 0), size = 0;
+  if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) size += 8;
+  if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) size += 8;
+  if (rf & PERF_FORMAT_GROUP) return size + 8 + entry * (size_t)nr;
+  return size + entry;
+}
+
+/* sys_perf_event_open's group checks for e joining leader l: a leader, on
+ * the same CPU and task, no pinned or exclusive sibling, one hardware PMU,
+ * and every member's read within 16 KB (perf_event_validate_size). */
+static int group_check(struct perf_event *e, struct perf_event *l)
+{
+  if (leader_of(l) != l || l->open_cpu != e->open_cpu || l->target != e->target) return -EINVAL;
+  if (e->attr.pinned || e->attr.exclusive) return -EINVAL;
+  const struct pmu *gp = group_pmu(l), *sw = perf_sw_pmu();
+  if (e->pmu != sw && gp != sw && gp != e->pmu) return -EINVAL;
+  int nr = l->nr_siblings + 2;
+  if (read_size(e->attr.read_format, nr) > 16 * 1024) return -E2BIG;
+  for (struct perf_event *m = l; m; m = member_next(l, m))
+    if (read_size(m->attr.read_format, nr) > 16 * 1024) return -E2BIG;
+  return 0;
+}
+
 int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int pid, int cpu,
                     struct perf_event *group, struct perf_event **out)
 {
@@ -249,6 +315,12 @@ int perf_event_open_cred(struct perf_ctx *c, const struct perf_event_attr *uattr
   }
   e->cpu = -1;
   e->target = pid;
+  e->open_cpu = cpu;
+  e->group_leader = e;
+  if (group && (err = group_check(e, top(group)))) {
+    free(e);
+    return err;
+  }
   e->tstamp = perf_ctx_time(c);
   if ((err = make_instances(c, e, cpu))) {
     free_instances(e);
@@ -259,10 +331,17 @@ int perf_event_open_cred(struct perf_ctx *c, const struct perf_event_attr *uattr
   struct perf_event **pp = &c->events;
   while (*pp) pp = &(*pp)->next;
   *pp = e;
+  if (group) {   /* perf_group_attach: the last sibling */
+    struct perf_event *l = top(group), **sp = &l->sibling_next;
+    while (*sp) sp = &(*sp)->sibling_next;
+    *sp = e;
+    l->nr_siblings++;
+    e->group_leader = l;
+  }
   for (int i = 0; i < c->sys.ncpus; i++) {
     struct perf_event *inst = e->child[i];
     if (inst) inst->sched = pid < 0 || (c->running[i] && follows(e, &c->run[i]));
-    if (inst && inst->sched && inst->enabled) sched_pmu_in(c, i, pmu_index(c, e->pmu));
+    if (inst && inst->sched && inst->enabled) sched_pmu_in(c, i, pmu_index(c, group_pmu(leader_of(e))));
   }
   *out = e;
   return 0;
@@ -419,22 +498,46 @@ static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_
 
 static size_t put64(uint8_t *p, size_t n, uint64_t v) { memcpy(p + n, &v, 8); return n + 8; }
 
-/* The values of a non-group read_format, in read(2)'s order (at most 5);
- * returns how many. */
-/* The read_format block (perf_read_one, or perf_read_group for a group of
- * one: events are their own leaders, siblings are not supported). */
-#define READ_VALUES_MAX 6
-static size_t read_values(const struct perf_event *e, uint64_t v[READ_VALUES_MAX])
+/* One member's count and times: on one CPU (cpu >= 0: its instance there,
+ * as a sample's PERF_SAMPLE_READ reads it) or summed (cpu -1: read(2)). */
+static void totals(struct perf_event *e, uint64_t *count, uint64_t *enabled, uint64_t *running);
+static void member_values(struct perf_event *p, int cpu, uint64_t v[3])
 {
-  uint64_t rf = e->attr.read_format;
+  if (cpu < 0) { totals(p, &v[0], &v[1], &v[2]); return; }
+  struct perf_event *inst = p->child[cpu];
+  v[0] = v[1] = v[2] = 0;
+  if (!inst) return;
+  if (inst->active) inst->pmu->read(inst);
+  update_times(inst);
+  v[0] = inst->count;
+  v[1] = inst->time_enabled;
+  v[2] = inst->time_running;
+}
+
+/* The read_format block of parent e (perf_read_one, or perf_read_group:
+ * nr, the leader's times, then value, id, lost of each member). */
+#define READ_VALUES_MAX (16 * 1024 / 8)
+static size_t read_values(struct perf_event *e, int cpu, uint64_t v[READ_VALUES_MAX])
+{
+  uint64_t rf = e->attr.read_format, m3[3];
   size_t n = 0;
-  if (rf & PERF_FORMAT_GROUP) v[n++] = 1;   /* nr */
-  else v[n++] = e->count;
-  if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) v[n++] = e->time_enabled;
-  if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) v[n++] = e->time_running;
-  if (rf & PERF_FORMAT_GROUP) v[n++] = e->count;
-  if (rf & PERF_FORMAT_ID) v[n++] = e->id;
-  if (rf & PERF_FORMAT_LOST) v[n++] = e->lost;
+  struct perf_event *l = (rf & PERF_FORMAT_GROUP) ? leader_of(e) : e;
+  member_values(l, cpu, m3);
+  if (rf & PERF_FORMAT_GROUP) v[n++] = 1 + (uint64_t)l->nr_siblings;
+  else v[n++] = m3[0];
+  if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) v[n++] = m3[1];
+  if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) v[n++] = m3[2];
+  if (!(rf & PERF_FORMAT_GROUP)) {
+    if (rf & PERF_FORMAT_ID) v[n++] = e->id;
+    if (rf & PERF_FORMAT_LOST) v[n++] = e->lost;
+    return n;
+  }
+  for (struct perf_event *m = l; m && n + 3 <= READ_VALUES_MAX; m = member_next(l, m)) {
+    if (m != l) member_values(m, cpu, m3);
+    v[n++] = m3[0];
+    if (rf & PERF_FORMAT_ID) v[n++] = m->id;
+    if (rf & PERF_FORMAT_LOST) v[n++] = m->lost;
+  }
   return n;
 }
 
@@ -560,7 +663,8 @@ static void output_sample(struct perf_event *e, const struct perf_sample *s)
   if (st & PERF_SAMPLE_PERIOD) n = put64(rec, n, s->period);
   if (st & PERF_SAMPLE_READ) {
     uint64_t v[READ_VALUES_MAX];
-    size_t nv = read_values(e, v);
+    size_t nv = read_values(top(e), e->cpu, v);
+    if (n + nv * 8 > RECORD_MAX - 1024) return;
     memcpy(rec + n, v, nv * 8);
     n += nv * 8;
   }
@@ -812,7 +916,7 @@ void perf_event_enable(struct perf_event *e)
     if (!inst) continue;
     update_times(inst);
     inst->enabled = true;
-    if (inst->sched) sched_pmu_in(e->ctx, i, pmu_index(e->ctx, e->pmu));
+    if (inst->sched) sched_pmu_in(e->ctx, i, pmu_index(e->ctx, group_pmu(leader_of(e))));
   }
 }
 
@@ -824,6 +928,8 @@ void perf_event_disable(struct perf_event *e)
   for (int i = 0; i < PERF_MAX_CPUS; i++) {
     struct perf_event *inst = e->child[i];
     if (!inst) continue;
+    /* a disabled leader takes its group off (its siblings stay enabled) */
+    if (leader_of(e) == e) group_out(e, i);
     inst_out(inst);
     inst->enabled = false;
   }
@@ -831,8 +937,6 @@ void perf_event_disable(struct perf_event *e)
 
 /* The parent's count and times: its instances summed (perf_event_read_value
  * sums child events), plus what was counted on the parent itself. */
-static void totals(struct perf_event *e, uint64_t *count, uint64_t *enabled, uint64_t *running);
-
 void perf_event_read_value(struct perf_event *e, uint64_t *count, uint64_t *enabled, uint64_t *running)
 {
   totals(top(e), count, enabled, running);
@@ -857,12 +961,12 @@ static void totals(struct perf_event *e, uint64_t *count, uint64_t *enabled, uin
 long perf_event_read(struct perf_event *e, void *buf, size_t len)
 {
   e = top(e);
-  struct perf_event sum = *e;
-  totals(e, &sum.count, &sum.time_enabled, &sum.time_running);
-  uint64_t v[READ_VALUES_MAX];
-  size_t n = read_values(&sum, v);
-  if (len < n * 8) return -ENOSPC;
+  uint64_t *v = malloc(READ_VALUES_MAX * 8);
+  if (!v) return -ENOMEM;
+  size_t n = read_values(e, -1, v);
+  if (len < n * 8) { free(v); return -ENOSPC; }
   memcpy(buf, v, n * 8);
+  free(v);
   return (long)(n * 8);
 }
 
@@ -922,6 +1026,19 @@ void perf_event_close(struct perf_event *e)
   for (int i = 0; i < PERF_MAX_CPUS; i++) if (e->child[i]) inst_out(e->child[i]);
   for (struct perf_event **pp = &c->events; *pp; pp = &(*pp)->next)
     if (*pp == e) { *pp = e->next; break; }
+  /* perf_group_detach: a leader's siblings become singleton groups */
+  struct perf_event *l = leader_of(e);
+  if (l == e) {
+    for (struct perf_event *m = e->sibling_next, *next; m; m = next) {
+      next = m->sibling_next;
+      m->group_leader = m;
+      m->sibling_next = NULL;
+    }
+  } else {
+    for (struct perf_event **sp = &l->sibling_next; *sp; sp = &(*sp)->sibling_next)
+      if (*sp == e) { *sp = e->sibling_next; break; }
+    l->nr_siblings--;
+  }
   perf_rb_put(c, e->rb);
   free_instances(e);
   free(e);
@@ -988,13 +1105,11 @@ static void rotate(struct perf_ctx *c, int cpu, int pi)
   bool waiting = false;
   for (struct perf_event *p = c->events; p; p = p->next) {
     struct perf_event *e = p->child[cpu];
-    if (e && e->pmu == c->pmus[pi] && e->enabled && e->sched && !e->active) waiting = true;
+    if (e && leader_of(p) == p && group_pmu(p) == c->pmus[pi] && e->enabled && e->sched && !e->active) waiting = true;
   }
   if (!waiting) return;
-  for (struct perf_event *p = c->events; p; p = p->next) {
-    struct perf_event *e = p->child[cpu];
-    if (e && e->pmu == c->pmus[pi] && e->active) inst_out(e);
-  }
+  for (struct perf_event *p = c->events; p; p = p->next)
+    if (p->child[cpu] && leader_of(p) == p && group_pmu(p) == c->pmus[pi]) group_out(p, cpu);
   c->rot[cpu][pi]++;
   sched_pmu_in(c, cpu, pi);
 }
@@ -1015,7 +1130,7 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
   /* Software timer events sample the current task. */
   for (struct perf_event *p = c->events; p; p = p->next) {
     struct perf_event *e = p->child[cpu];
-    if (!e || !e->enabled || !e->sched || e->attr.type != PERF_TYPE_SOFTWARE) continue;
+    if (!e || !e->enabled || !e->sched || !e->active || e->attr.type != PERF_TYPE_SOFTWARE) continue;
     if (e->attr.config != PERF_COUNT_SW_CPU_CLOCK && e->attr.config != PERF_COUNT_SW_TASK_CLOCK) continue;
     uint64_t period = e->attr.freq ? (e->attr.sample_freq ? 1000000000ull / e->attr.sample_freq : tick_ns)
                                    : e->hw.sample_period;
@@ -1074,7 +1189,8 @@ static void sw_event(struct perf_ctx *c, int cpu, uint64_t config, struct perf_s
   if (cpu < 0 || cpu >= c->sys.ncpus) return;
   for (struct perf_event *p = c->events; p; p = p->next) {
     struct perf_event *e = p->child[cpu];
-    if (!e || !e->enabled || !e->sched || e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != config)
+    if (!e || !e->enabled || !e->sched || !e->active || e->attr.type != PERF_TYPE_SOFTWARE ||
+        e->attr.config != config)
       continue;
     e->count++;
     if (!e->hw.sample_period) continue;   /* counting only */

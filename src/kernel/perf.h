@@ -144,6 +144,13 @@ struct perf_event {
   void *pmu_private;
   uint64_t next_deadline;        /* software timer events: next sample (ns) */
   uint64_t event_limit;          /* overflows left before it disables itself (REFRESH) */
+  /* Groups (a parent's; its instances follow it): the leader, itself for
+   * a leader; a leader's siblings in the order they joined. A group goes on
+   * its PMU all or nothing and read_format GROUP reads all of it. */
+  struct perf_event *group_leader;
+  struct perf_event *sibling_next;
+  int nr_siblings;
+  int open_cpu;                  /* perf_event_open's cpu argument */
   struct perf_event *next;
 };
 
@@ -199,8 +206,8 @@ void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu);
 
 /* perf_event_open(2): attr is copied (size-versioned as Linux does). pid is the
  * task to follow (its threads and children too with attr.inherit) or -1 for
- * all; cpu -1 or a CPU. Returns 0 with *out set, or -errno exactly as the
- * syscall would fail. */
+ * all; cpu -1 or a CPU; group the leader to join, or NULL. Returns 0 with
+ * *out set, or -errno exactly as the syscall would fail. */
 int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *attr, int pid, int cpu,
                     struct perf_event *group, struct perf_event **out);
 /* perf_event_open for a caller whose privilege (CAP_PERFMON) is its own
@@ -219,7 +226,8 @@ int perf_event_mmap(struct perf_event *e, size_t data_pages, size_t page_size);
 /* PERF_EVENT_IOC_SET_OUTPUT: e writes into target's ring; target NULL
  * detaches e from the ring it has. */
 int perf_event_set_output(struct perf_event *e, struct perf_event *target);
-/* PERF_EVENT_IOC_ENABLE / DISABLE. */
+/* PERF_EVENT_IOC_ENABLE / DISABLE (of e alone; PERF_IOC_FLAG_GROUP is
+ * the caller's loop over e's group). */
 void perf_event_enable(struct perf_event *e);
 void perf_event_disable(struct perf_event *e);
 /* read(2) with the event's read_format. Returns bytes or -errno. */

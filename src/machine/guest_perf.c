@@ -286,10 +286,17 @@ static int64_t k_ioctl(void *ctx, struct task *t, int h, uint64_t req, uint64_t 
     if (fl >= 0) fcntl(h, F_SETFL, on ? fl | O_ASYNC : fl & ~O_ASYNC);
     return 0;
   }
-  case A_IO(0): case A_IO(1): case A_IO(3):
-    /* ENABLE, DISABLE, RESET; PERF_IOC_FLAG_GROUP: the group (events are
-     * their own leaders here, so the event alone) */
-    return ioctl_one(f, req);
+  case A_IO(0): case A_IO(1): case A_IO(3): {
+    /* ENABLE, DISABLE, RESET; PERF_IOC_FLAG_GROUP: of the event's leader
+     * and every sibling (perf_event_for_each) */
+    if (!(arg & PERF_IOC_FLAG_GROUP)) return ioctl_one(f, req);
+    struct perf_event *l = e->group_leader ? e->group_leader : e;
+    for (struct perf_event *m = l; m; m = m == l ? l->sibling_next : m->sibling_next) {
+      struct gfile *mf = file_of_event(g, m);
+      if (mf) ioctl_one(mf, req);
+    }
+    return 0;
+  }
   case A_IO(2):   /* REFRESH */
     if (f->exited) return 0;
     return perf_event_refresh(e, (uint32_t)arg);

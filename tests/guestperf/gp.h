@@ -3,6 +3,9 @@
  * loops whose user instruction counts are known exactly. */
 #ifndef GP_H
 #define GP_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -15,13 +18,13 @@
 
 static int gp_failed;
 
-static long gp_open(struct perf_event_attr *a, int pid, int cpu, int group, unsigned long flags)
+static inline long gp_open(struct perf_event_attr *a, int pid, int cpu, int group, unsigned long flags)
 {
   return syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
 }
 
 /* A counting attr a normal user may open at paranoid 2 (user mode only). */
-static void gp_attr(struct perf_event_attr *a, uint32_t type, uint64_t config)
+static inline void gp_attr(struct perf_event_attr *a, uint32_t type, uint64_t config)
 {
   memset(a, 0, sizeof *a);
   a->type = type;
@@ -54,7 +57,7 @@ static inline void gp_loop(uint64_t n)
   __asm__ volatile("1: subq %0, 1, %0\n\tbne %0, 1b" : "+r"(n));
 }
 
-static int gp_done(void)
+static inline int gp_done(void)
 {
   fflush(stdout);
   return gp_failed;

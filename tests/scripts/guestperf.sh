@@ -38,3 +38,31 @@ run() {
 run count count --paranoid 1 --
 for p in -1 0 1 2 3; do run attr.p$p attr --paranoid "$p" -- "$p"; done
 run attr.p3priv attr --paranoid 3 --privileged -- 3 priv
+run group group --paranoid 1 --
+run ring ring --paranoid 1 --
+run sig sig --paranoid 1 --
+run inherit inherit --paranoid 1 --
+run exec exec --paranoid 1 --
+run pm pm --
+
+
+# The guest's own perf stat against profileme stat on the same program:
+# the same PMU and window (exec to exit), so instructions agree to a few
+# (the exec paths of the two parents differ slightly) and cycles to 3%.
+if build selfstat && build loop; then
+  "$PROFILEME" run --timed --paranoid 1 -- "$out/selfstat" "$out/loop" 1000000 >"$out/selfstat.out" 2>&1
+  sed -n 's/^\(PASS\|FAIL\) /\1 guestperf\/selfstat\//p' "$out/selfstat.out"
+  "$PROFILEME" stat -x, -e instructions,cycles -- "$out/loop" 1000000 2>"$out/stat.csv" >/dev/null
+  read -r gi gc < <(awk '/^insns/ { print $2, $4 }' "$out/selfstat.out")
+  si=$(awk -F, '$3 == "instructions" { print $1 }' "$out/stat.csv")
+  sc=$(awk -F, '$3 == "cycles" { print $1 }' "$out/stat.csv")
+  awk -v gi="${gi:-0}" -v si="${si:-0}" -v gc="${gc:-0}" -v sc="${sc:-0}" 'BEGIN {
+    di = gi - si; if (di < 0) di = -di
+    if (gi >= 2000000 && si >= 2000000 && di <= 100) printf "PASS guestperf/selfstat-vs-stat-instructions: guest %d, profileme stat %d\n", gi, si
+    else printf "FAIL guestperf/selfstat-vs-stat-instructions: guest %d, profileme stat %d (want within 100)\n", gi, si
+    dc = (gc - sc) / (sc ? sc : 1); if (dc < 0) dc = -dc
+    if (sc > 0 && dc < 0.03) printf "PASS guestperf/selfstat-vs-stat-cycles: guest %d, profileme stat %d\n", gc, sc
+    else printf "FAIL guestperf/selfstat-vs-stat-cycles: guest %d, profileme stat %d (want within 3%%)\n", gc, sc }'
+else
+  echo "FAIL guestperf/selfstat: cannot build selfstat.c or loop.c"
+fi
