@@ -47,7 +47,7 @@ static int add_attrs(struct os *os, const char *dir, const struct pmu_sysfs_attr
  * its link in /sys/bus/event_source/devices/. */
 static int add_pmu(struct os *os, const struct pmu_sysfs *d, const struct perf_sysctl *sys)
 {
-  char dir[PATH_MAX], path[PATH_MAX], link[PATH_MAX], mux[32];
+  char dir[256], path[PATH_MAX], link[PATH_MAX], mux[32];   /* (PMU names are short) */
   snprintf(dir, sizeof dir, "/sys/devices/%s", d->name);
   snprintf(mux, sizeof mux, "%u\n", sys->mux_interval_ms);
   int e = add(os, dir, NULL, NULL, 0);
