@@ -1,8 +1,10 @@
 /* The synthesized /proc and /sys files; see synthfs.h. */
 #include "guest/synthfs.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,23 +19,43 @@ struct synthfs {
   size_t npaths;
 };
 
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+  (void)st; (void)flag; (void)ftw;
+  remove(p);
+  return 0;
+}
+
+/* Removes the trees of runs that were killed before they could (their
+ * names carry the pid of the process that made them, now gone). */
+static void sweep_stale(const char *tmp)
+{
+  DIR *d = opendir(tmp);
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d));) {
+    char *end;
+    if (strncmp(e->d_name, "profileme-sys.", 14)) continue;
+    long pid = strtol(e->d_name + 14, &end, 10);
+    if (end == e->d_name + 14 || *end != '.' || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", tmp, e->d_name) < sizeof path)
+      nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  }
+  closedir(d);
+}
+
 static struct synthfs *synthfs_create(void)
 {
   struct synthfs *fs = calloc(1, sizeof *fs);
   if (!fs) return NULL;
   const char *tmp = getenv("TMPDIR");
   if (!tmp || !*tmp) tmp = "/tmp";
-  snprintf(fs->root, sizeof fs->root, "%s/profileme-sys.XXXXXX", tmp);
+  sweep_stale(tmp);
+  snprintf(fs->root, sizeof fs->root, "%s/profileme-sys.%ld.XXXXXX", tmp, (long)getpid());
   if (!mkdtemp(fs->root)) { free(fs); return NULL; }
   fs->rootlen = strlen(fs->root);
   return fs;
-}
-
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-  (void)st; (void)flag; (void)ftw;
-  remove(p);
-  return 0;
 }
 
 void synthfs_destroy(struct synthfs *fs)

@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int read_host(const char *path, char *buf, size_t len)
@@ -17,8 +19,39 @@ static int read_host(const char *path, char *buf, size_t len)
   return (int)n;
 }
 
+/* A tree left by a killed run (named for a pid now gone) is removed by the
+ * next machine made in the same TMPDIR; a live run's is kept. */
+static void check_sweep(void)
+{
+  char tmp[] = "/tmp/test_synthfs.XXXXXX", stale[PATH_MAX], live[PATH_MAX];
+  if (!mkdtemp(tmp)) { CHECK(0, "mkdtemp"); return; }
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, NULL, 0);
+  snprintf(stale, sizeof stale, "%s/profileme-sys.%ld.abcdef", tmp, (long)dead);
+  snprintf(live, sizeof live, "%s/profileme-sys.%ld.ghijkl", tmp, (long)getppid());
+  mkdir(stale, 0700);
+  mkdir(live, 0700);
+  char sub[PATH_MAX + 8];
+  snprintf(sub, sizeof sub, "%s/sys", stale);
+  mkdir(sub, 0755);
+  const char *old = getenv("TMPDIR");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("TMPDIR", tmp, 1);
+  struct os_opts oo = { .ncpus = 1 };
+  struct os *m = os_create(&oo);
+  if (saved) setenv("TMPDIR", saved, 1); else unsetenv("TMPDIR");
+  free(saved);
+  CHECK(access(stale, F_OK) != 0, "a dead run's tree is swept");
+  CHECK(access(live, F_OK) == 0, "a live process's tree is kept");
+  os_destroy(m);
+  rmdir(live);
+  CHECK(rmdir(tmp) == 0, "nothing else is left in TMPDIR");
+}
+
 int main(void)
 {
+  check_sweep();
   struct os_opts oo = { .ncpus = 3 };
   struct os *m = os_create(&oo);
   CHECK(m != NULL, "os_create");
