@@ -18,7 +18,8 @@
 #  - task_smpl sampling with ProfileMe (perf_raw::r101, period 100000)
 #    collects as many samples as `profileme record -e
 #    cpu/event=1,profileme=1/ -c 100000 --privileged` of the same run, none
-#    lost, each of PERIOD 100000;
+#    lost, each of PERIOD 100000; with -i its mmap is refused (EINVAL), as
+#    Linux refuses to map a per-task inherited event;
 #  - syst_count (system-wide, one event per CPU from sysconf's CPU count,
 #    which the guest's /sys/devices/system/cpu/online gives) counts every
 #    CPU of the machine and no other, for the 1 s it sleeps (enabled time
@@ -127,6 +128,14 @@ for pg in 200 2000; do
   if [ "$np" -gt 0 ] && [ "$np" = "$nper" ]; then pass "task_smpl.period.$pg"; else fail "task_smpl.period.$pg" "$nper of $np samples have PERIOD 100000"; fi
 done
 rm -f "$work/rec.data" "$work/rec.data.old"
+# with -i the per-task event inherits, and Linux refuses to mmap that
+# (perf_mmap: cpu == -1 && attr.inherit is EINVAL)
+run task_smpl.inherit run --timed --paranoid 1 "$tp/task_smpl" -i -e perf_raw::r101:period=100000 -- "$wl" 1 1
+if grep -q 'cannot mmap buffer: Invalid argument' "$work/task_smpl.inherit.err"; then
+  pass task_smpl.inherit-refused
+else
+  fail task_smpl.inherit-refused "$(head -n 1 "$work/task_smpl.inherit.err")"
+fi
 
 # ---- libpfm4 syst_count: system-wide, per CPU ----
 for n in 1 2; do
