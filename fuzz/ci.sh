@@ -24,9 +24,9 @@ max_slow=2             # timeouts and ooms replayed per harness (each takes seco
 seeds=$out/seeds
 if [ "${FUZZ_REPORT_ONLY:-0}" != 1 ]; then
 rm -rf "$seeds" "$out/corpus" "$out/artifacts" "$out/replays"
-mkdir -p "$seeds/elf" "$seeds/decode" "$seeds/perfdata" "$seeds/attr" "$seeds/unwind" \
+mkdir -p "$seeds/elf" "$seeds/decode" "$seeds/perfdata" "$seeds/attr" "$seeds/unwind" "$seeds/guestperf" \
   "$out/corpus/elf" "$out/corpus/decode" "$out/corpus/perfdata" "$out/corpus/attr" \
-  "$out/corpus/unwind" "$out/artifacts"
+  "$out/corpus/unwind" "$out/corpus/guestperf" "$out/artifacts"
 
 # ELF seeds: a few small guest programs, dynamic (static ones are 700 KB, too
 # big to mutate quickly); one also stripped, one as a PIE.
@@ -89,6 +89,13 @@ if "$cc" -O2 -o "$seeds/unwind.calls" tests/unwind/calls.c 2>/dev/null; then
   rm -f "$seeds/unwind.calls"
 fi
 [ -f /usr/alpha-linux-gnu/lib/ld-linux.so.2 ] && unwind_seeds /usr/alpha-linux-gnu/lib/ld-linux.so.2 ldso
+# Guest perf seeds (fuzz/fuzz_guestperf.c): open a software event (op 0x10:
+# a valid attr), map it, drive page faults, read and close; and random bytes.
+for i in 0 1 2 3; do
+  perl -e 'my $i = shift; print pack("C*", $i, 0x10, 0, 1, (map { 0 } 1 .. 255), 0, 0, 0, 4, 0, 0, 4, 8, 1, 1, 0, 9, 0, 0, 200,
+    0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 3, 0, 0, 200, 1, 0, 6, 0)' "$i" >"$seeds/guestperf/sw$i"
+  head -c 600 /dev/urandom >"$seeds/guestperf/random$i"
+done
 echo "fuzz: seeds: $(ls "$seeds/elf" | wc -l) ELF files, $(ls "$seeds/decode" | wc -l) code runs," \
   "$(ls "$seeds/perfdata" | wc -l) perf.data files, $(ls "$seeds/attr" | wc -l) events," \
   "$(ls "$seeds/unwind" | wc -l) unwind inputs; ${secs}s per harness"
@@ -160,7 +167,7 @@ report() {
 
 fail=0
 pids=()
-for name in elf decode perfdata attr unwind; do
+for name in elf decode perfdata attr unwind guestperf; do
   if [ ! -x "$out/fuzz_$name" ]; then
     echo "FAIL fuzz_$name: $out/fuzz_$name not built (make fuzz)"; fail=1; continue
   fi

@@ -32,7 +32,7 @@ int main(void)
   gp_attr(&a, PERF_TYPE_RAW, 1 | PM_CFG_PROFILEME);   /* cpu/event=1,profileme=1/ */
   a.disabled = 1;
   a.sample_period = 9973;   /* 67 samples per tick: under the throttle */
-  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
   int fd = (int)gp_open(&a, 0, -1, -1, 0);
   CHECK("pm.open", fd >= 0, "cpu/event=1,profileme=1/ as a normal user: %s", strerror(errno));
   if (fd < 0) return gp_done();
@@ -44,7 +44,11 @@ int main(void)
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   const uint8_t *data = (const uint8_t *)u + PAGE;
   uint64_t head = u->data_head, n = 0, bad = 0, in_loop = 0, subq = 0, bne = 0, bne_taken = 0, subq_taken = 0,
-           kernel = 0, retired = 0;
+           kernel = 0, retired = 0, weight_ok = 0, src_ok = 0, exact = 0;
+  /* 6.1's include/linux/perf_event.h PERF_MEM_NA (no LVLNUM term): what
+   * the driver gives a non-memory instruction */
+  const uint64_t mem_na = PERF_MEM_S(OP, NA) | PERF_MEM_S(LVL, NA) | PERF_MEM_S(SNOOP, NA) | PERF_MEM_S(LOCK, NA) |
+                          PERF_MEM_S(TLB, NA);
   uint64_t lo = (uint64_t)(uintptr_t)pm_loop;
   __sync_synchronize();
   for (uint64_t t = u->data_tail; t < head;) {
@@ -58,6 +62,12 @@ int main(void)
       memcpy(&size, p + 16, 4);
       struct pm_raw_v1 r;
       memcpy(&r, p + 20, sizeof r);
+      uint64_t weight, src;   /* after RAW: WEIGHT, then DATA_SRC */
+      memcpy(&weight, p + 20 + sizeof r, 8);
+      memcpy(&src, p + 28 + sizeof r, 8);
+      if (weight == r.pctr1) weight_ok++;
+      if (src == mem_na) src_ok++;
+      if (h->misc & PERF_RECORD_MISC_EXACT_IP) exact++;
       n++;
       if (size != sizeof r || r.version != 1 || r.pmpc != ip || pid != (uint32_t)getpid() ||
           (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
@@ -81,6 +91,11 @@ int main(void)
         (unsigned long long)bne_taken, (unsigned long long)bne, (unsigned long long)subq_taken);
   CHECK("pm.retired", retired >= in_loop * 8 / 10, "%llu of %llu retired", (unsigned long long)retired,
         (unsigned long long)n);
+  CHECK("pm.weight", weight_ok == n, "weight = the RAW pctr1 in %llu of %llu", (unsigned long long)weight_ok,
+        (unsigned long long)n);
+  CHECK("pm.data_src", src_ok == n, "data_src PERF_MEM_NA (no memory access) in %llu of %llu",
+        (unsigned long long)src_ok, (unsigned long long)n);
+  CHECK("pm.exact_ip", exact >= in_loop, "EXACT_IP in %llu of %llu", (unsigned long long)exact, (unsigned long long)n);
   printf("INFO pm samples %llu subq %llu bne %llu\n", (unsigned long long)n, (unsigned long long)subq,
          (unsigned long long)bne);
   return gp_done();

@@ -12,6 +12,8 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/wait.h>
+#include <signal.h>
 
 #define PAGE 8192
 #define PERIOD 50021   /* 27 overflows per tick at 2 IPC: under the throttle's 98 */
@@ -136,7 +138,13 @@ static void userpage(void)
   CHECK("ring.userpage_offset", u->offset >= 5000000 - PERIOD && u->time_enabled > 0 && u->time_running == u->time_enabled,
         "offset %lld time_enabled %llu running %llu", (long long)u->offset, (unsigned long long)u->time_enabled,
         (unsigned long long)u->time_running);
-  /* the mapping is not inherited (VM_DONTCOPY) */
+  /* the mapping is not inherited (VM_DONTCOPY): a child touching it faults */
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) _exit((int)(((volatile struct perf_event_mmap_page *)u)->data_size & 1));
+  int st = 0;
+  waitpid(pid, &st, 0);
+  CHECK("ring.dontcopy", WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "child status %#x", st);
   munmap(again, 9 * PAGE);
   munmap(u, 9 * PAGE);
   close(fd);
@@ -209,6 +217,28 @@ static void lost(void)
   close(fd);
 }
 
+/* A read-only mapping is overwrite mode (rb->overwrite: the kernel does not
+ * wait for data_tail): the ring keeps the newest records, none is lost. */
+static void overwrite(void)
+{
+  int fd = open_stack_sampler(1, -1, 0, STACK);
+  struct perf_event_mmap_page *u = map_ring(fd, 1, PROT_READ);
+  if (!u) { CHECK("ring.overwrite", 0, "read-only mmap: %s", strerror(errno)); return; }
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  run(10 * PERIOD);   /* 20 records of 2 KB into one page */
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  uint64_t rl[2] = { 0, 0 }, head = u->data_head;
+  read(fd, rl, sizeof rl);
+  const uint8_t *data = (const uint8_t *)u + PAGE;
+  struct sample last;
+  for (size_t i = 0; i < sizeof last; i++) ((uint8_t *)&last)[i] = data[(head - BIG + i) & (PAGE - 1)];
+  CHECK("ring.overwrite", head >= 19 * BIG && rl[1] == 0 && last.h.type == PERF_RECORD_SAMPLE && last.h.size == BIG &&
+        last.pid == (uint32_t)getpid(), "head %llu, lost %llu, newest record type %u size %u",
+        (unsigned long long)head, (unsigned long long)rl[1], last.h.type, last.h.size);
+  munmap(u, 2 * PAGE);
+  close(fd);
+}
+
 /* SET_OUTPUT and FD_OUTPUT: a second event's records in the first's ring. */
 static void output(void)
 {
@@ -276,6 +306,15 @@ static void wakeups(void)
         (unsigned long long)u->data_head);
   CHECK("ring.epoll_watermark", epoll_wait(ep, &got, 1, 0) == 1 && got.data.u32 == 7 && (got.events & EPOLLIN),
         "%s", "epoll_wait did not report the fd");
+  /* once the consumer caught up, the fd is no longer readable (checked
+   * between scheduling rounds: a tick's worth of work later) */
+  struct scan sc = { 0 };
+  consume(u, (uint8_t *)u + PAGE, 2 * PAGE, &sc, lo_pc(), hi_pc());
+  gp_loop(2000000);
+  CHECK("ring.poll_consumed", poll(&p, 1, 0) == 0, "still ready after the ring was read (revents %#x)", p.revents);
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  run(60 * PERIOD);
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   fd_set rs;
   FD_ZERO(&rs);
   FD_SET(fd, &rs);
@@ -292,6 +331,7 @@ int main(void)
   userpage();
   wrap();
   lost();
+  overwrite();
   output();
   wakeups();
   return gp_done();

@@ -40,8 +40,13 @@ for p in -1 0 1 2 3; do run attr.p$p attr --paranoid "$p" -- "$p"; done
 run attr.p3priv attr --paranoid 3 --privileged -- 3 priv
 run group group --paranoid 1 --
 run ring ring --paranoid 1 --
+# the same on two CPUs: events follow their tasks across CPUs, children
+# run beside their parents
+run count.smp count --cpus 2 --paranoid 1 --
+run inherit.smp inherit --cpus 2 --paranoid 1 --
 run sig sig --paranoid 1 --
 run inherit inherit --paranoid 1 --
+run truth truth --paranoid 1 --
 run exec exec --paranoid 1 --
 run pm pm --
 
@@ -65,4 +70,26 @@ if build selfstat && build loop; then
     else printf "FAIL guestperf/selfstat-vs-stat-cycles: guest %d, profileme stat %d (want within 3%%)\n", gc, sc }'
 else
   echo "FAIL guestperf/selfstat: cannot build selfstat.c or loop.c"
+fi
+
+# ProfileMe from inside the guest against `profileme record` of the same
+# program and event (the same driver): the loop's two PCs get about the
+# same number of samples (within 10% in all, each at least a quarter).
+if build pmstat && build loop; then
+  "$PROFILEME" run --timed -- "$out/pmstat" "$out/loop" 2000000 >"$out/pmstat.out" 2>&1
+  sed -n 's/^\(PASS\|FAIL\) /\1 guestperf\/pmstat\//p' "$out/pmstat.out"
+  rm -f "$out/pm.data"
+  "$PROFILEME" record -q -e cpu/event=1,profileme=1/u -c 9973 -o "$out/pm.data" -- "$out/loop" 2000000 \
+    >/dev/null 2>"$out/pm.rec.err"
+  perf script -i "$out/pm.data" -F ip,sym 2>/dev/null | awk '$2 == "main" { print "REC", $1 }' >"$out/pm.rec"
+  awk '$1 == "PC" { g[$2] += $3 } $1 == "REC" { r[$2]++ } END {
+    for (p in r) if (r[p] > 50) { n++; rt += r[p]; gt += g[p]; if (rt_min == "" || r[p] < rt_min) rt_min = r[p]
+                                  if (gm == "" || g[p] < gm) gm = g[p] }
+    d = (gt - rt) / (rt ? rt : 1); if (d < 0) d = -d
+    if (n == 2 && d < 0.10 && gm >= gt / 4 && rt_min >= rt / 4)
+      printf "PASS guestperf/pmstat-vs-record: loop samples guest %d, record %d\n", gt, rt
+    else printf "FAIL guestperf/pmstat-vs-record: loop samples guest %d, record %d over %d PCs (want 2 PCs, within 10%%)\n", gt, rt, n }' \
+    "$out/pmstat.out" "$out/pm.rec"
+else
+  echo "FAIL guestperf/pmstat: cannot build pmstat.c or loop.c"
 fi

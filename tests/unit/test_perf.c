@@ -203,6 +203,68 @@ static void test_rotation(void)
   perf_ctx_destroy(c);
 }
 
+/* Groups (sys_perf_event_open's group rules, group_sched_in, perf_read_group):
+ * a group of two one-counter events never fits and never runs, all or
+ * nothing; a group of a one-counter leader and an always-fitting sibling
+ * rotates with a single event as one unit, the sibling off whenever its
+ * leader is; the GROUP read layout; siblings promoted when the leader goes. */
+static void test_groups(void)
+{
+  struct perf_sysctl sys = { .paranoid = -1, .privileged = true };
+  fake_time = 0;
+  struct perf_ctx *c = perf_ctx_create(&sys, ram, clock_fn, NULL);
+  perf_pmu_register(c, &slot_b);
+  perf_pmu_register(c, &slot_a);
+  perf_pmu_register(c, perf_sw_pmu());
+  perf_sched_in(c, 0, &task1000);
+  struct perf_event_attr a = { .type = 20, .size = sizeof a,
+                               .read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                                              PERF_FORMAT_TOTAL_TIME_RUNNING };
+  struct perf_event_attr b = a, sw = a;
+  b.type = 21;
+  sw.type = PERF_TYPE_SOFTWARE;
+  sw.config = PERF_COUNT_SW_PAGE_FAULTS;
+  struct perf_event *l1 = NULL, *s1 = NULL, *l2 = NULL, *s2 = NULL, *x = NULL, *solo = NULL;
+  CHECK(perf_event_open(c, &a, 1000, -1, NULL, &l1) == 0 && perf_event_open(c, &a, 1000, -1, l1, &s1) == 0,
+        "groups: two one-counter events in one group");
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, -1, s1, &x), (uint64_t)-EINVAL, "groups: joining a sibling: EINVAL");
+  CHECK_EQ_U64(perf_event_open(c, &a, 1000, 0, l1, &x), (uint64_t)-EINVAL, "groups: another CPU: EINVAL");
+  CHECK_EQ_U64(perf_event_open(c, &a, 1001, -1, l1, &x), (uint64_t)-EINVAL, "groups: another task: EINVAL");
+  struct perf_event_attr pinned = a;
+  pinned.pinned = 1;
+  CHECK_EQ_U64(perf_event_open(c, &pinned, 1000, -1, l1, &x), (uint64_t)-EINVAL, "groups: a pinned sibling: EINVAL");
+  CHECK_EQ_U64(perf_event_open(c, &b, 1000, -1, l1, &x), (uint64_t)-EINVAL, "groups: a second hardware PMU: EINVAL");
+  for (int i = 1; i <= 10; i++) {
+    fake_time = (uint64_t)i * 1000000;
+    perf_ctx_tick(c, 0, 1000, 1000, 0, false);
+  }
+  uint64_t g1[7], g2[7];
+  CHECK_EQ_U64(perf_event_read(l1, g1, sizeof g1), 56, "groups: GROUP|ID|times of two is 7 words");
+  CHECK(g1[0] == 2 && g1[4] == l1->id && g1[6] == s1->id && g1[1] > 0 && g1[2] == 0 && g1[3] == 0 && g1[5] == 0,
+        "groups: a group that cannot fit never runs (nr %llu, enabled %llu, running %llu, counts %llu %llu)",
+        (unsigned long long)g1[0], (unsigned long long)g1[1], (unsigned long long)g1[2], (unsigned long long)g1[3],
+        (unsigned long long)g1[5]);
+  perf_event_close(s1);
+  perf_event_close(l1);
+  CHECK(perf_event_open(c, &a, 1000, -1, NULL, &l2) == 0 && perf_event_open(c, &sw, 1000, -1, l2, &s2) == 0 &&
+        perf_event_open(c, &a, 1000, -1, NULL, &solo) == 0, "groups: a one-counter leader with a software sibling, and a single event");
+  for (int i = 11; i <= 410; i++) {   /* 400 ticks of 1 ms: 100 rotations at 4 ms */
+    fake_time = (uint64_t)i * 1000000;
+    perf_ctx_tick(c, 0, 1000, 1000, 0, false);
+    perf_sw_event(c, 0, PERF_COUNT_SW_PAGE_FAULTS, 1000, 1000, 0, false);
+  }
+  CHECK_EQ_U64(perf_event_read(s2, g2, sizeof g2), 56, "groups: a sibling's read is its group's");
+  CHECK(g2[2] >= 190000000 && g2[2] <= 210000000 && g2[1] >= 399000000,
+        "groups: the group and the single event take turns (running %llu of %llu)", (unsigned long long)g2[2],
+        (unsigned long long)g2[1]);
+  CHECK(g2[5] >= 180 && g2[5] <= 220, "groups: the software sibling counts only while its leader is on (%llu of 400)",
+        (unsigned long long)g2[5]);
+  perf_event_close(l2);
+  CHECK(perf_event_read(s2, g2, sizeof g2) == 40 && g2[0] == 1,
+        "groups: the leader closed, its sibling is a group of one");
+  perf_ctx_destroy(c);
+}
+
 /* PERF_EVENT_IOC_REFRESH: the event disables itself after n overflows;
  * PERF_EVENT_IOC_PERIOD changes the period; inherit refuses REFRESH. */
 static void test_refresh_period(void)
@@ -491,6 +553,7 @@ int main(void)
   test_regs_attr();
   test_ustack_size();
   test_regs_layout();
+  test_groups();
   struct perf_ctx *c = ctx(2, false);
   struct perf_event_attr a = { .type = PERF_TYPE_RAW, .size = sizeof a, .config = 1,
                                .sample_period = 1000, .exclude_kernel = 1 };
