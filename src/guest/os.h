@@ -226,6 +226,7 @@ struct os {
   struct { bool valid; int sig; uint64_t pc, addr; } fatal;
   struct physmem *phys;      /* simulated RAM, created on first use (os_phys) */
   bool shadow_on;            /* tasks keep a shadow call stack (guest/shadow.h) */
+  struct synthfs *synth;     /* the synthesized /proc and /sys files (guest/synthfs.h) */
 };
 
 /* Creates a machine. Returns NULL on allocation failure. */

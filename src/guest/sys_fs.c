@@ -3,6 +3,7 @@
  * process's host cwd fd; absolute paths go through the sysroot (sys_path). */
 #include "guest/syscall.h"
 #include "guest/loader.h"
+#include "guest/synthfs.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -143,12 +144,29 @@ static int64_t sys_readv(ARGS) { return do_iov(m, t, a, false); }
 static int64_t sys_writev(ARGS) { return do_iov(m, t, a, true); }
 
 /* ---- open, close, dup ---- */
+/* Whether (host dirfd d, host path p) is in the synthesized /proc and /sys
+ * tree: the machine's settings, fixed for the run, which even root may not
+ * write (or create files among). */
+static bool in_synth(struct os *m, int d, const char *p)
+{
+  if (!m->synth) return false;
+  if (p[0] == '/') return synthfs_owns(m->synth, p);
+  char link[64], dir[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", d);
+  ssize_t n = readlink(link, dir, sizeof dir - 1);
+  if (n <= 0) return false;
+  dir[n] = 0;
+  return synthfs_owns(m->synth, dir);
+}
+
 static int64_t do_openat(struct os *m, struct task *t, int64_t dirfd, uint64_t path, uint64_t flags, uint64_t mode)
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, dirfd, path, &d, p);
   if (e) return e;
   int hf = oflags_to_host(flags);
+  if (((hf & O_ACCMODE) != O_RDONLY || (hf & (O_CREAT | O_TRUNC))) && in_synth(m, d, p))
+    return -EACCES;
   return sys_install(t, openat(d, p, hf | O_CLOEXEC, (mode_t)(mode & 07777 & ~t->proc->umask)),
                      (flags & 010000000) != 0);
 }
@@ -443,7 +461,10 @@ static int64_t sys_getcwd(ARGS)
   snprintf(link, sizeof link, "/proc/self/fd/%d", t->proc->cwd_fd);
   ssize_t n = readlink(link, cwd, sizeof cwd - 1);
   if (n < 0) return -errno;
-  cwd[n++] = 0;
+  cwd[n] = 0;
+  const char *g = synthfs_guest_path(m->synth, cwd);   /* inside /sys or /proc: the guest's name */
+  if (g) memmove(cwd, g, strlen(g) + 1);
+  n = (ssize_t)strlen(cwd) + 1;
   if ((uint64_t)n > a[1]) return -ERANGE;
   return sys_put(t, a[0], cwd, (size_t)n) ? -EFAULT : n;
 }

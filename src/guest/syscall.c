@@ -1,5 +1,6 @@
 /* The system-call dispatcher and the helpers the syscall files share. */
 #include "guest/syscall.h"
+#include "guest/synthfs.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -122,6 +123,7 @@ int sys_path(struct os *m, struct task *t, uint64_t gaddr, char *buf, size_t len
     snprintf(buf, len, "%s", t->proc->exe);
     return 0;
   }
+  if (synthfs_map(m->synth, tmp, buf, len)) return 0;
   if (tmp[0] == '/' && m->opt.sysroot && *m->opt.sysroot && strncmp(tmp, "/proc/", 6) &&
       strncmp(tmp, "/dev/", 5) && strncmp(tmp, "/tmp/", 5)) {
     if ((size_t)snprintf(buf, len, "%s%s", m->opt.sysroot, tmp) < len && access(buf, F_OK) == 0)

@@ -9,6 +9,7 @@
  * on, or jumps virtual time to the earliest deadline. */
 #include "guest/os.h"
 #include "guest/shadow.h"
+#include "guest/synthfs.h"
 #include "guest/phys.h"
 #include "guest/loader.h"
 #include "util/err.h"
@@ -77,6 +78,23 @@ void os_resched(struct os *m)
   if (m->cur_cpu >= 0) m->cpus[m->cur_cpu].need_resched = true;
 }
 
+/* The CPU lists glibc reads for sysconf(_SC_NPROCESSORS_ONLN/CONF) and
+ * per-CPU tools (libpfm4's syst_count) read: the machine's CPUs, not the
+ * host's. Without them the host's pass through (a write error is no reason
+ * to refuse the machine). */
+static void synth_cpus(struct os *m)
+{
+  char list[16];
+  if (m->ncpus > 1) snprintf(list, sizeof list, "0-%d\n", m->ncpus - 1);
+  else snprintf(list, sizeof list, "0\n");
+  const struct synth_file f[] = {
+    { .path = "/sys/devices/system/cpu/online", .content = list },
+    { .path = "/sys/devices/system/cpu/possible", .content = list },
+    { .path = "/sys/devices/system/cpu/present", .content = list },
+  };
+  (void)os_synth_files(m, f, sizeof f / sizeof f[0]);
+}
+
 struct os *os_create(const struct os_opts *opt)
 {
   struct os *m = calloc(1, sizeof *m);
@@ -93,6 +111,7 @@ struct os *os_create(const struct os_opts *opt)
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   m->epoch_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  synth_cpus(m);
   return m;
 }
 
@@ -968,6 +987,7 @@ void os_destroy(struct os *m)
   }
   for (int i = 0; i < m->ncpus; i++) pc_counts_free(&m->cpus[i].unaligned);
   phys_destroy(m->phys);
+  synthfs_destroy(m->synth);
   free(m);
 }
 

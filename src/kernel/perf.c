@@ -58,6 +58,7 @@ void perf_ctx_destroy(struct perf_ctx *c)
 }
 
 void perf_ctx_set_arch(struct perf_ctx *c, const struct perf_arch *arch) { c->arch = *arch; }
+const struct perf_sysctl *perf_ctx_sysctl(const struct perf_ctx *c) { return &c->sys; }
 
 void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu)
 {

@@ -199,6 +199,8 @@ struct perf_ctx *perf_ctx_create(const struct perf_sysctl *sys, struct physmem *
 void perf_ctx_destroy(struct perf_ctx *c);
 /* Installs the arch hooks (copied). */
 void perf_ctx_set_arch(struct perf_ctx *c, const struct perf_arch *arch);
+/* The sysctls in force (perf_ctx_create's, defaults filled in). */
+const struct perf_sysctl *perf_ctx_sysctl(const struct perf_ctx *c);
 /* Registers a PMU driver (the core tries them in order). */
 void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu);
 

@@ -14,6 +14,7 @@
  * would make sampling lock onto loops, which hardware does not do. */
 #include "machine/machine.h"
 #include "machine/guest_perf.h"
+#include "machine/machine_sysfs.h"
 #include "guest/kimage.h"
 #include "guest/loader.h"
 #include "kernel/alpha_pmu.h"
@@ -722,6 +723,9 @@ struct machine *machine_create(const struct machine_opts *o)
     m->sim = sim_pmu_create(m->perf, &senv);
     if (!m->drv || !m->sim) { machine_destroy(m); return NULL; }
   }
+  /* Without the files the guest sees the host's, as before (no reason to
+   * refuse the machine). */
+  (void)machine_sysfs_publish(m->os, perf_ctx_sysctl(m->perf), o->timed);
   return m;
 }
 

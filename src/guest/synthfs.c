@@ -1,0 +1,175 @@
+/* The synthesized /proc and /sys files; see synthfs.h. */
+#include "guest/synthfs.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct synthfs {
+  char root[PATH_MAX];       /* the host directory standing for the guest's / */
+  size_t rootlen;
+  char **paths;              /* guest paths redirected, with what is under them */
+  size_t npaths;
+};
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+  (void)st; (void)flag; (void)ftw;
+  remove(p);
+  return 0;
+}
+
+/* Removes the trees of runs that were killed before they could (their
+ * names carry the pid of the process that made them, now gone). */
+static void sweep_stale(const char *tmp)
+{
+  DIR *d = opendir(tmp);
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d));) {
+    char *end;
+    if (strncmp(e->d_name, "profileme-sys.", 14)) continue;
+    long pid = strtol(e->d_name + 14, &end, 10);
+    if (end == e->d_name + 14 || *end != '.' || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", tmp, e->d_name) < sizeof path)
+      nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  }
+  closedir(d);
+}
+
+static struct synthfs *synthfs_create(void)
+{
+  struct synthfs *fs = calloc(1, sizeof *fs);
+  if (!fs) return NULL;
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  sweep_stale(tmp);
+  snprintf(fs->root, sizeof fs->root, "%s/profileme-sys.%ld.XXXXXX", tmp, (long)getpid());
+  if (!mkdtemp(fs->root)) { free(fs); return NULL; }
+  fs->rootlen = strlen(fs->root);
+  return fs;
+}
+
+void synthfs_destroy(struct synthfs *fs)
+{
+  if (!fs) return;
+  nftw(fs->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  for (size_t i = 0; i < fs->npaths; i++) free(fs->paths[i]);
+  free(fs->paths);
+  free(fs);
+}
+
+/* Makes the host directories of guest path g's parents (g has the root
+ * prefix already in h). */
+static int make_parents(char *h, size_t from)
+{
+  for (char *s = h + from + 1; (s = strchr(s, '/')); s++) {
+    *s = 0;
+    int r = mkdir(h, 0755);
+    *s = '/';
+    if (r && errno != EEXIST) return -errno;
+  }
+  return 0;
+}
+
+static int write_file(const char *h, const char *content, unsigned mode)
+{
+  int fd = open(h, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return -errno;
+  size_t n = strlen(content);
+  ssize_t w = write(fd, content, n);
+  int e = w == (ssize_t)n ? 0 : (w < 0 ? -errno : -EIO);
+  if (!e && fchmod(fd, mode ? mode : 0444)) e = -errno;
+  close(fd);
+  return e;
+}
+
+static int add_one(struct synthfs *fs, const struct synth_file *f)
+{
+  char h[PATH_MAX];
+  if (f->path[0] != '/' || (size_t)snprintf(h, sizeof h, "%s%s", fs->root, f->path) >= sizeof h)
+    return -EINVAL;
+  int e = make_parents(h, fs->rootlen);
+  if (e) return e;
+  if (f->content) e = write_file(h, f->content, f->mode);
+  else if (f->link) e = symlink(f->link, h) && errno != EEXIST ? -errno : 0;
+  else e = mkdir(h, 0755) && errno != EEXIST ? -errno : 0;
+  if (e) return e;
+  char **p = realloc(fs->paths, (fs->npaths + 1) * sizeof *p);
+  if (!p) return -ENOMEM;
+  fs->paths = p;
+  if (!(p[fs->npaths] = strdup(f->path))) return -ENOMEM;
+  fs->npaths++;
+  return 0;
+}
+
+int os_synth_files(struct os *m, const struct synth_file *f, size_t n)
+{
+  if (!m->synth && !(m->synth = synthfs_create())) return errno ? -errno : -ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    int e = add_one(m->synth, &f[i]);
+    if (e) return e;
+  }
+  return 0;
+}
+
+/* Writes path p with "//", "/./" and "/../" resolved lexically into out
+ * (PATH_MAX bytes); the guest's paths to /proc and /sys name no symlinks
+ * before the synthesized part. Returns false if it does not fit. */
+static bool normalize(const char *p, char *out)
+{
+  size_t n = 0;
+  out[0] = 0;
+  while (*p) {
+    while (*p == '/') p++;
+    size_t l = strcspn(p, "/");
+    if (!l) break;
+    if (l == 2 && p[0] == '.' && p[1] == '.') {
+      while (n && out[--n] != '/') {}
+      out[n] = 0;
+    } else if (l != 1 || p[0] != '.') {
+      if (n + 1 + l >= PATH_MAX) return false;
+      out[n++] = '/';
+      memcpy(out + n, p, l);
+      n += l;
+      out[n] = 0;
+    }
+    p += l;
+  }
+  if (!n) strcpy(out, "/");
+  return true;
+}
+
+bool synthfs_map(const struct synthfs *fs, const char *gpath, char *buf, size_t len)
+{
+  /* (most paths name neither, and need no normalizing) */
+  if (!fs || gpath[0] != '/' || (!strstr(gpath, "/sys") && !strstr(gpath, "/proc"))) return false;
+  char g[PATH_MAX];
+  if (!normalize(gpath, g)) return false;
+  for (size_t i = 0; i < fs->npaths; i++) {
+    size_t l = strlen(fs->paths[i]);
+    if (!strncmp(g, fs->paths[i], l) && (g[l] == 0 || g[l] == '/'))
+      return (size_t)snprintf(buf, len, "%s%s", fs->root, g) < len;
+  }
+  return false;
+}
+
+bool synthfs_owns(const struct synthfs *fs, const char *hpath)
+{
+  return fs && !strncmp(hpath, fs->root, fs->rootlen) &&
+         (hpath[fs->rootlen] == 0 || hpath[fs->rootlen] == '/');
+}
+
+const char *synthfs_guest_path(const struct synthfs *fs, const char *hpath)
+{
+  if (!synthfs_owns(fs, hpath)) return NULL;
+  return hpath[fs->rootlen] ? hpath + fs->rootlen : "/";
+}

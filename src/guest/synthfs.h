@@ -1,0 +1,44 @@
+/* Files of the guest's /proc and /sys that the machine synthesizes instead
+ * of letting the host's through: the CPUs the guest has
+ * (/sys/devices/system/cpu/online), and what the machine's kernel registers
+ * (the perf sysctls, the PMUs' sysfs directories). Guest fds are host fds
+ * (guest/os.h), so the files are written once into a private host directory
+ * tree and guest paths under them are redirected there (sys_path): open,
+ * read, stat, getdents, readlink, lseek and mmap then behave as on any file.
+ * The tree is removed with the OS. */
+#ifndef GUEST_SYNTHFS_H
+#define GUEST_SYNTHFS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "guest/os.h"
+
+/* One entry, by its absolute guest path: a file (content), a symbolic link
+ * (link, relative as sysfs writes them) or, with neither, a directory the
+ * machine owns entirely: the guest sees only what is added under it, never
+ * the host's files of that name. Missing parent directories are made. */
+struct synth_file {
+  const char *path;
+  const char *content;       /* file content as read(2) returns it */
+  const char *link;          /* symbolic link target */
+  unsigned mode;             /* a file's permission bits; 0 means 0444 (sysfs's) */
+};
+
+/* Adds entries to the OS's synthesized tree (created on first use). Guest
+ * paths equal to an entry, or under one, resolve into the tree from then on.
+ * Returns 0 or a negative errno. */
+int os_synth_files(struct os *m, const struct synth_file *f, size_t n);
+
+/* ---- internal to the kernel layer ---- */
+struct synthfs;
+/* Removes the tree and frees fs (NULL is fine). */
+void synthfs_destroy(struct synthfs *fs);
+/* If the absolute guest path gpath is synthesized, writes the host path of
+ * its file (whether or not it exists) into buf and returns true. */
+bool synthfs_map(const struct synthfs *fs, const char *gpath, char *buf, size_t len);
+/* True if host path hpath is inside the tree (the guest may not write it). */
+bool synthfs_owns(const struct synthfs *fs, const char *hpath);
+/* The guest path of host path hpath inside the tree (a pointer into
+ * hpath), or NULL if hpath is outside it: what getcwd reports there. */
+const char *synthfs_guest_path(const struct synthfs *fs, const char *hpath);
+
+#endif
