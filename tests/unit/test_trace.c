@@ -16,6 +16,9 @@
 #include "isa/isa.h"
 #include "machine/machine.h"
 #include "pmu/trace_unit.h"
+#include "kernel/perf_aux.h"
+#include "kernel/trace_pmu.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -141,7 +144,8 @@ static void dec_walk(struct dec *d, uint64_t n, int want, uint64_t target)
   if (!d->synced) return;
   for (uint64_t i = 1; i <= n; i++) {
     uint32_t w;
-    if (!d->code || !code_word(d->code, d->pc, &w)) { dec_error(d); return; }
+    if (!d->code) { d->insns += n; return; }   /* packets only: count what they say */
+    if (!code_word(d->code, d->pc, &w)) { dec_error(d); return; }
     struct axp_insn in = axp_decode(w);
     int fmt = in.id < AXP_NUM_IDS ? (int)axp_info[in.id].format : -1;
     bool br = fmt == AXP_FMT_BRA || fmt == AXP_FMT_FBRA;
@@ -376,6 +380,328 @@ static void test_unit_busy(void)
   phys_destroy(ph);
 }
 
+
+/* ---- the AUX area and the trace driver (Linux's ring_buffer.c, the seed) ---- */
+
+#define RAM_FRAMES 4096
+#define GUARD 0xA5
+
+static uint64_t zero_clock(void *ctx) { (void)ctx; return 0; }
+
+struct rig {
+  struct physmem *ph;
+  struct perf_ctx *ctx;
+  struct trace_fw fw;
+  struct trace_unit unit;
+  struct fake f;
+  struct trace_pmu *drv;
+  struct perf_event *e;
+  struct perf_event_mmap_page *up;
+  uint8_t *aux;
+  size_t aux_pages;
+  uint64_t pc;                 /* the synthetic program's next pc */
+  uint64_t steps;              /* instructions fed */
+  uint64_t consumed;           /* the tool's aux_tail */
+  uint8_t *stream;             /* what the tool copied out of the AUX area, in record order */
+  size_t len, cap;
+  uint64_t rec_flags_or, rec_truncated, rec_collision, rec_partial, rec_overwrite, records, itrace_start;
+};
+
+/* Builds RAM (fragmented as asked), the perf core with the trace driver and
+ * one CPU-wide trace event with a ring of 2 pages and an AUX area of
+ * aux_pages; guard bytes everywhere else. Returns 0 or the mmap error. */
+static int rig_open(struct rig *r, enum phys_frag frag, size_t aux_pages, uint32_t watermark, bool writable)
+{
+  memset(r, 0, sizeof *r);
+  r->ph = phys_create((uint64_t)RAM_FRAMES * PHYS_PAGE);
+  if (frag != PHYS_FRAG_NONE) phys_fragment(r->ph, frag, 7);
+  struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .ncpus = 1 };
+  r->ctx = perf_ctx_create(&sys, r->ph, zero_clock, NULL);
+  trace_unit_init(&r->unit, &r->f.icount, fake_now, &r->f, 3);
+  r->fw = (struct trace_fw){ .units = { &r->unit }, .nunits = 1, .phys = r->ph, .phys_bytes = (uint64_t)RAM_FRAMES * PHYS_PAGE };
+  r->drv = trace_pmu_create(r->ctx, &r->fw);
+  for (uint64_t f = 0; f < RAM_FRAMES; f++) memset(phys_frame(r->ph, f), GUARD, PHYS_PAGE);
+  struct perf_event_attr a = { .size = sizeof a, .type = TRACE_PMU_TYPE, .disabled = 1, .exclude_kernel = 1,
+                               .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU, .sample_id_all = 1,
+                               .aux_watermark = watermark };
+  int err = perf_event_open(r->ctx, &a, -1, 0, NULL, &r->e);
+  if (err) return err;
+  if ((err = perf_event_mmap(r->e, 2, PHYS_PAGE))) return err;
+  r->up = perf_event_user_page(r->e);
+  r->up->aux_offset = 3 * PHYS_PAGE;
+  r->up->aux_size = aux_pages * PHYS_PAGE;
+  r->aux_pages = aux_pages;
+  void *addr = NULL;
+  err = perf_aux_mmap(r->e, 3 * PHYS_PAGE, aux_pages * PHYS_PAGE, writable, &addr);
+  r->aux = addr;
+  r->pc = 0x10000;
+  return err;
+}
+
+static void rig_close(struct rig *r)
+{
+  if (r->ctx) perf_ctx_destroy(r->ctx);
+  trace_pmu_destroy(r->drv);
+  trace_unit_fini(&r->unit);
+  phys_destroy(r->ph);
+  free(r->stream);
+}
+
+/* n instructions of a loop: 5 adds and a taken br back, one run of the
+ * executor (all retire); the unit's interrupt goes to the driver. */
+static void rig_run(struct rig *r, uint64_t n)
+{
+  static struct axp_insn add, br;
+  add = mk(W_ADDQ);
+  br = mk(0xc3fffffau);   /* br -6 insns: back to the loop's first add */
+  for (uint64_t i = 0; i < n; i++) {
+    if (trace_unit_irq(&r->unit)) { r->f.icount = r->unit.run_icount + r->unit.run_hooked; trace_pmu_irq(r->drv, 0); }
+    bool last = (r->pc & 0x1F) == 0x14;
+    struct uarch_insn ui = { .pc = r->pc, .d = last ? &br : &add, .next_pc = last ? r->pc - 20 : r->pc + 4, .taken = last };
+    r->f.cycle += 1;
+    if (r->unit.on) trace_unit_step(&r->unit, &ui, r->f.cycle, 1, 1);
+    r->pc = ui.next_pc;
+    r->steps++;
+  }
+  r->f.icount = r->unit.run_icount + r->unit.run_hooked;   /* the run ends: all retired */
+}
+
+/* The tool: reads the ring's records; copies each AUX record's bytes out of
+ * the AUX area and gives them back (aux_tail) unless `hold`. */
+static void rig_consume(struct rig *r, bool hold)
+{
+  uint64_t size;
+  const uint8_t *data = perf_event_data(r->e, &size);
+  uint64_t head = r->up->data_head, tail = r->up->data_tail;
+  while (tail < head) {
+    struct perf_event_header h;
+    uint8_t rec[256];
+    for (size_t i = 0; i < sizeof h; i++) ((uint8_t *)&h)[i] = data[(tail + i) & (size - 1)];
+    for (size_t i = 0; i < h.size && i < sizeof rec; i++) rec[i] = data[(tail + i) & (size - 1)];
+    tail += h.size;
+    if (h.type == PERF_RECORD_ITRACE_START) r->itrace_start++;
+    if (h.type != PERF_RECORD_AUX) continue;
+    uint64_t v[3];
+    memcpy(v, rec + 8, sizeof v);
+    r->records++;
+    r->rec_flags_or |= v[2];
+    if (v[2] & PERF_AUX_FLAG_TRUNCATED) r->rec_truncated++;
+    if (v[2] & PERF_AUX_FLAG_COLLISION) r->rec_collision++;
+    if (v[2] & PERF_AUX_FLAG_PARTIAL) r->rec_partial++;
+    if (v[2] & PERF_AUX_FLAG_OVERWRITE) { r->rec_overwrite++; continue; }
+    if (r->len + v[1] > r->cap) { r->cap = (r->len + v[1]) * 2; r->stream = realloc(r->stream, r->cap); }
+    uint64_t asz = r->aux_pages * PHYS_PAGE;
+    for (uint64_t i = 0; i < v[1]; i++) r->stream[r->len++] = r->aux[(v[0] + i) & (asz - 1)];
+  }
+  r->up->data_tail = tail;
+  if (!hold) r->up->aux_tail = r->up->aux_head;
+}
+
+/* Every frame outside the AUX area and the ring still holds the guard. */
+static bool rig_guards_intact(struct rig *r, uint64_t *bad)
+{
+  struct perf_aux *a = perf_event_aux(r->e);
+  for (uint64_t f = 0; f < RAM_FRAMES; f++) {
+    bool mine = false;
+    for (size_t i = 0; i < a->nr_pages && !mine; i++) mine = a->pfns[i] == f;
+    for (size_t i = 0; i < r->e->rb->nframes && !mine; i++) mine = r->e->rb->pfns[i] == f;
+    if (mine) continue;
+    const uint8_t *p = phys_frame(r->ph, f);
+    for (size_t k = 0; k < PHYS_PAGE; k++) if (p[k] != GUARD) { *bad = f; return false; }
+  }
+  return true;
+}
+
+static uint64_t rig_read_count(struct rig *r, long *rc)
+{
+  uint64_t v = 0;
+  *rc = perf_event_read(r->e, &v, sizeof v);
+  return v;
+}
+
+static void test_aux_alloc(void)
+{
+  struct rig r;
+  CHECK_EQ_U64(rig_open(&r, PHYS_FRAG_NONE, 64, 0, true), 0, "aux: mmap of 64 AUX pages");
+  struct perf_aux *a = perf_event_aux(r.e);
+  /* Default watermark: half the buffer, so blocks of order 5 (32 pages). */
+  CHECK(a && a->nblocks == 2 && a->blocks[0].order == 5 && a->blocks[1].order == 5,
+        "aux: rb_alloc_aux with NO_SG|PREFER_LARGE takes blocks of get_order(watermark) (%zu blocks, order %u)",
+        a ? a->nblocks : 0, a && a->nblocks ? a->blocks[0].order : 0);
+  CHECK(a && a->watermark == 32 * PHYS_PAGE, "aux: the watermark defaults to half the buffer");
+  void *addr;
+  CHECK_EQ_U64(perf_aux_mmap(r.e, 3 * PHYS_PAGE, 32 * PHYS_PAGE, true, &addr), (uint64_t)-EINVAL, "aux: a second mapping of another size is refused");
+  r.up->aux_offset = PHYS_PAGE;
+  CHECK_EQ_U64(perf_aux_mmap(r.e, PHYS_PAGE, 64 * PHYS_PAGE, true, &addr), (uint64_t)-EINVAL, "aux: aux_offset inside the data area is refused");
+  rig_close(&r);
+  CHECK_EQ_U64(rig_open(&r, PHYS_FRAG_NONE, 64, PHYS_PAGE, true), 0, "aux: mmap with aux_watermark one page");
+  a = perf_event_aux(r.e);
+  CHECK(a && a->nblocks == 64 && a->blocks[0].order == 0, "aux: a one-page watermark gives order-0 blocks");
+  rig_close(&r);
+  CHECK_EQ_U64(rig_open(&r, PHYS_FRAG_NONE, 64, 0, false), 0, "aux: read-only mmap (snapshot mode)");
+  a = perf_event_aux(r.e);
+  CHECK(a && a->overwrite && a->nblocks == 1 && a->blocks[0].order == 6, "aux: overwrite mode with NO_SG is one block of ilog2(pages)");
+  rig_close(&r);
+  CHECK_EQ_U64(rig_open(&r, PHYS_FRAG_EVERY_OTHER, 64, 0, false), (uint64_t)-ENOMEM,
+               "aux: overwrite mode with NO_SG fails without one contiguous block (every other frame taken)");
+  rig_close(&r);
+  CHECK_EQ_U64(rig_open(&r, PHYS_FRAG_NONE, 48, 0, true), (uint64_t)-EINVAL, "aux: 48 pages (not a power of two) are refused");
+  rig_close(&r);
+  /* A PMU without setup_aux: the software PMU. */
+  struct physmem *ph = phys_create(256 * PHYS_PAGE);
+  struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .ncpus = 1 };
+  struct perf_ctx *c = perf_ctx_create(&sys, ph, zero_clock, NULL);
+  perf_pmu_register(c, perf_sw_pmu());
+  struct perf_event_attr at = { .size = sizeof at, .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK, .disabled = 1 };
+  struct perf_event *e;
+  perf_event_open(c, &at, -1, 0, NULL, &e);
+  perf_event_mmap(e, 2, PHYS_PAGE);
+  perf_event_user_page(e)->aux_offset = 3 * PHYS_PAGE;
+  perf_event_user_page(e)->aux_size = 4 * PHYS_PAGE;
+  CHECK_EQ_U64(perf_aux_mmap(e, 3 * PHYS_PAGE, 4 * PHYS_PAGE, true, &addr), (uint64_t)-EOPNOTSUPP, "aux: a PMU without setup_aux has no AUX area");
+  perf_ctx_destroy(c);
+  phys_destroy(ph);
+}
+
+/* Traces, dumps and drains with memory fragmented on purpose: no dump may
+ * write outside the AUX area, and the tool gets the whole stream. */
+static void test_aux_fragmented(enum phys_frag frag, const char *what)
+{
+  struct rig r;
+  int err = rig_open(&r, frag, 32, 0, true);
+  CHECK_EQ_U64(err, 0, "aux %s: mmap of 32 AUX pages", what);
+  if (err) { rig_close(&r); return; }
+  perf_event_enable(r.e);
+  for (int round = 0; round < 20; round++) {
+    rig_run(&r, 30000);
+    rig_consume(&r, false);
+  }
+  /* The program's end finds the AUX area full: the stop cannot dump all,
+   * the tool's drain must. */
+  const struct trace_pmu_stats *st0 = trace_pmu_stats(r.drv);
+  uint64_t full0 = st0->aux_full;
+  for (int k = 0; k < 1000 && st0->aux_full == full0; k++) {
+    rig_run(&r, 2000);
+    rig_consume(&r, true);
+  }
+  perf_event_disable(r.e);
+  long rc;
+  uint64_t count = 1;
+  int reads = 0;
+  for (; reads < 100 && count; reads++) {
+    count = rig_read_count(&r, &rc);
+    rig_consume(&r, false);
+  }
+  struct perf_aux *a = perf_event_aux(r.e);
+  size_t runs = 0;
+  for (size_t i = 0; i < a->nr_pages; i++) runs += !i || a->pfns[i] != a->pfns[i - 1] + 1;
+  const struct trace_pmu_stats *st = trace_pmu_stats(r.drv);
+  uint64_t bad = 0;
+  CHECK(rig_guards_intact(&r, &bad), "aux %s: no frame outside the AUX area and the ring was written (first at %" PRIu64 ")", what, bad);
+  CHECK(frag == PHYS_FRAG_NONE || (runs > 16 && st->gap_bounded > 0),
+        "aux %s: the buffer is in %zu pieces and %" PRIu64 " dumps ended at a gap", what, runs, st->gap_bounded);
+  CHECK(count == 0 && reads > 1, "aux %s: the drain reads until the count is 0 (%d reads)", what, reads);
+  struct dec d = { 0 };
+  bool ok = dec_run(&d, r.stream, r.len);
+  uint64_t pads = d.packets[TRACE_PAD];
+  CHECK(ok && !d.errors, "aux %s: the stream from the AUX records parses", what);
+  CHECK_EQ_U64(r.len - pads, r.unit.stats.bytes, "aux %s: every byte the unit wrote reached the tool (PAD aside)", what);
+  CHECK_EQ_U64(d.insns, r.steps, "aux %s: the packets account for every instruction", what);
+  CHECK(r.itrace_start == 1, "aux %s: one PERF_RECORD_ITRACE_START", what);
+  CHECK(!d.lost && !r.unit.stats.lost_bytes, "aux %s: a consumer that keeps up loses nothing (a full buffer at the end only cuts records: %" PRIu64 " TRUNCATED)", what, r.rec_truncated);
+  rig_close(&r);
+}
+
+/* A full AUX buffer: data is lost only with TRUNCATED set and counted. */
+static void test_aux_full(void)
+{
+  struct rig r;
+  rig_open(&r, PHYS_FRAG_NONE, 4, 0, true);
+  perf_event_enable(r.e);
+  rig_run(&r, 400000);              /* about 4 x what 4 AUX pages and 64 KB of unit hold */
+  rig_consume(&r, true);            /* the tool looks but gives nothing back */
+  const struct trace_pmu_stats *st = trace_pmu_stats(r.drv);
+  CHECK(st->aux_full > 0, "aux full: dumps found no space (%" PRIu64 ")", st->aux_full);
+  CHECK(r.rec_truncated > 0, "aux full: a record that filled the buffer has TRUNCATED (%" PRIu64 " of %" PRIu64 ")",
+        r.rec_truncated, r.records);
+  rig_consume(&r, false);
+  perf_event_disable(r.e);
+  long rc;
+  for (int i = 0; i < 100 && rig_read_count(&r, &rc); i++) rig_consume(&r, false);
+  rig_consume(&r, false);
+  struct dec d = { 0 };
+  dec_run(&d, r.stream, r.len);
+  CHECK(d.lost > 0 && d.lost == r.unit.stats.lost_bytes && st->lost_bytes == d.lost,
+        "aux full: the loss is counted: OVF %" PRIu64 " = unit %" PRIu64 " = driver %" PRIu64 " bytes",
+        d.lost, r.unit.stats.lost_bytes, st->lost_bytes);
+  CHECK_EQ_U64(r.len - d.packets[TRACE_PAD] + d.lost, r.unit.stats.bytes + r.unit.stats.lost_bytes,
+               "aux full: bytes received plus bytes lost are every byte the unit made");
+  rig_close(&r);
+}
+
+/* Busy answers: retried, then reported; a stop that stays busy: -EAGAIN. */
+static void test_aux_busy(void)
+{
+  struct rig r;
+  rig_open(&r, PHYS_FRAG_NONE, 16, 0, true);
+  perf_event_enable(r.e);
+  rig_run(&r, 20000);
+  const struct trace_pmu_stats *st = trace_pmu_stats(r.drv);
+  uint64_t retries = st->busy_retries, dumps = st->dumps;
+  r.unit.busy_inject = 3;
+  long rc;
+  rig_read_count(&r, &rc);
+  CHECK(st->busy_retries == retries + 3 && st->dumps > dumps && !st->busy_reported,
+        "aux busy: 3 busy answers are retried and the dump goes through");
+  r.unit.busy_inject = 1000;
+  rig_run(&r, 100);
+  rig_read_count(&r, &rc);
+  rig_consume(&r, false);
+  CHECK(st->busy_reported > 0 && r.rec_collision > 0, "aux busy: a firmware busy past %d retries is reported (COLLISION record)",
+        TRACE_PMU_BUSY_RETRIES);
+  r.unit.busy_inject = 0;
+  r.unit.stop_stuck = true;
+  perf_event_disable(r.e);
+  uint64_t v;
+  CHECK_EQ_U64(perf_event_read(r.e, &v, sizeof v), (uint64_t)-EAGAIN, "aux busy: read of a trace that cannot be stopped gives -EAGAIN");
+  r.unit.stop_stuck = false;
+  uint64_t count = 1;
+  for (int i = 0; i < 100 && count; i++) {
+    rc = 0;
+    count = rig_read_count(&r, &rc);
+    rig_consume(&r, false);
+    if (rc < 0) break;
+  }
+  CHECK(rc == 8 && count == 0, "aux busy: once it stops, the drain ends with count 0");
+  struct dec d = { 0 };
+  CHECK(dec_run(&d, r.stream, r.len) && d.insns == r.steps && !d.lost, "aux busy: nothing was lost to the busy answers");
+  rig_close(&r);
+}
+
+/* Snapshot mode: the AUX area is overwritten round and round. */
+static void test_aux_snapshot(void)
+{
+  struct rig r;
+  rig_open(&r, PHYS_FRAG_NONE, 8, 0, false);
+  perf_event_enable(r.e);
+  rig_run(&r, 300000);
+  rig_consume(&r, true);
+  struct perf_aux *a = perf_event_aux(r.e);
+  CHECK(r.up->aux_head > a->size && r.rec_overwrite > 0 && !r.rec_truncated,
+        "aux snapshot: the head wraps (%" PRIu64 " > %" PRIu64 "), records say OVERWRITE, never TRUNCATED",
+        (uint64_t)r.up->aux_head, a->size);
+  /* The last aux_size bytes before the head decode from their first PSB. */
+  uint64_t head = r.up->aux_head, asz = a->size;
+  uint8_t *snap = malloc(asz);
+  for (uint64_t i = 0; i < asz; i++) snap[i] = r.aux[(head + i) & (asz - 1)];
+  size_t at = 0;
+  while (at < asz && snap[at] != TRACE_PSB) at++;
+  struct dec d = { 0 };
+  CHECK(at < asz && dec_run(&d, snap + at, asz - at), "aux snapshot: the snapshot parses from a PSB");
+  free(snap);
+  rig_close(&r);
+}
+
 /* ---- real programs: the decoded flow against the executor ---- */
 
 struct oracle { struct os *os; struct counts c[OS_MAX_CPUS]; uint64_t icount0[OS_MAX_CPUS], hooked[OS_MAX_CPUS]; uint64_t last[OS_MAX_CPUS]; };
@@ -530,6 +856,14 @@ int main(int argc, char **argv)
   if (argc < 3) {
     test_unit_packets();
     test_unit_busy();
+    test_aux_alloc();
+    test_aux_fragmented(PHYS_FRAG_NONE, "contiguous");
+    test_aux_fragmented(PHYS_FRAG_EVERY_OTHER, "every other frame taken");
+    test_aux_fragmented(PHYS_FRAG_ISLANDS, "single-frame islands");
+    test_aux_fragmented(PHYS_FRAG_NO_CONTIG, "no contiguity");
+    test_aux_full();
+    test_aux_busy();
+    test_aux_snapshot();
     return check_done();
   }
   int ncpus = 1;
