@@ -106,7 +106,6 @@ struct pmu {
   const char *name;
   uint32_t type;                 /* PERF_TYPE_* this PMU answers */
   void *priv;
-  int capabilities;              /* PERF_PMU_CAP_* */
   /* Claims or refuses an event: 0, -ENOENT when the event is not for this PMU,
    * or the error (EINVAL, EOPNOTSUPP...). Sets hw.config and the period. */
   int (*event_init)(struct perf_event *e);
@@ -133,6 +132,7 @@ struct pmu {
   /* read(2) of an instance whether or not it is on the PMU: what drives a
    * trace dump (the seed's read). Returns 0 or the -errno read(2) gives. */
   int (*aux_read)(struct perf_event *e);
+  int capabilities;              /* PERF_PMU_CAP_* */
 };
 
 struct perf_rb;
