@@ -221,10 +221,13 @@ static int trace_add(struct perf_event *e, int flags)
   return 0;
 }
 
+/* Off the CPU (a context switch, disable, close): the unit stops and keeps
+ * its data for the event, which owns it still; the half-full interrupt or
+ * the tool's read dumps it (a dump at every switch would pad a page each). */
 static void trace_del(struct perf_event *e, int flags)
 {
   (void)flags;
-  trace_stop(e, PERF_EF_UPDATE);
+  trace_stop(e, 0);
   e->hw.idx = -1;
 }
 

@@ -766,7 +766,86 @@ static void sink_irq(void *ctx, int cpu)
   sink_dump(s, cpu);
 }
 
-static void test_program(const char *sysroot, const char *path, int ncpus, bool timed)
+/* The tool's side through the machine's perf system calls, as `record -e
+ * trace//` does: a task event (inherited), its ring and AUX area mapped; at
+ * every poll the AUX records are read and their bytes appended to the
+ * stream of the record's CPU (sample_id), and aux_tail given back. */
+struct tool {
+  struct machine *m;
+  int fd;
+  struct perf_event_mmap_page *up;
+  uint8_t *aux;
+  uint64_t aux_size;
+  uint8_t *buf[OS_MAX_CPUS];
+  size_t len[OS_MAX_CPUS], cap[OS_MAX_CPUS];
+  uint64_t records, truncated, collision, itrace_start;
+};
+
+static void tool_poll(void *ctx)
+{
+  struct tool *t = ctx;
+  const uint8_t *data = (const uint8_t *)t->up + t->up->data_offset;
+  uint64_t size = t->up->data_size, head = __atomic_load_n(&t->up->data_head, __ATOMIC_ACQUIRE), tail = t->up->data_tail;
+  while (tail < head) {
+    uint8_t rec[256];
+    struct perf_event_header h;
+    for (size_t i = 0; i < sizeof h; i++) ((uint8_t *)&h)[i] = data[(tail + i) & (size - 1)];
+    for (size_t i = 0; i < h.size && i < sizeof rec; i++) rec[i] = data[(tail + i) & (size - 1)];
+    tail += h.size;
+    if (h.type == PERF_RECORD_ITRACE_START) t->itrace_start++;
+    if (h.type != PERF_RECORD_AUX) continue;
+    uint64_t v[3];
+    uint32_t cpu;
+    memcpy(v, rec + 8, sizeof v);
+    memcpy(&cpu, rec + 8 + 24 + 8, 4);   /* sample_id: pid, tid, then cpu */
+    t->records++;
+    if (v[2] & PERF_AUX_FLAG_TRUNCATED) t->truncated++;
+    if (v[2] & PERF_AUX_FLAG_COLLISION) t->collision++;
+    if (cpu >= OS_MAX_CPUS) continue;
+    if (t->len[cpu] + v[1] > t->cap[cpu]) {
+      t->cap[cpu] = (t->len[cpu] + v[1]) * 2;
+      t->buf[cpu] = realloc(t->buf[cpu], t->cap[cpu]);
+    }
+    for (uint64_t i = 0; i < v[1]; i++) t->buf[cpu][t->len[cpu]++] = t->aux[(v[0] + i) & (t->aux_size - 1)];
+  }
+  __atomic_store_n(&t->up->data_tail, tail, __ATOMIC_RELEASE);
+  __atomic_store_n(&t->up->aux_tail, __atomic_load_n(&t->up->aux_head, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+}
+
+static int tool_open(struct tool *t, struct machine *m, int pid)
+{
+  memset(t, 0, sizeof *t);
+  t->m = m;
+  struct perf_event_attr a = { .size = sizeof a, .type = TRACE_PMU_TYPE, .exclude_kernel = 1, .inherit = 1,
+                               .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU, .sample_id_all = 1 };
+  t->fd = machine_perf_open(m, &a, pid, -1, -1, 0);
+  if (t->fd < 0) return t->fd;
+  void *addr;
+  int err = machine_perf_mmap(m, t->fd, 9 * PHYS_PAGE, &addr);
+  if (err) return err;
+  t->up = addr;
+  t->aux_size = 16 * PHYS_PAGE;
+  t->up->aux_offset = 9 * PHYS_PAGE;
+  t->up->aux_size = t->aux_size;
+  if ((err = machine_perf_mmap_aux(m, t->fd, 9 * PHYS_PAGE, t->aux_size, true, &addr))) return err;
+  t->aux = addr;
+  machine_set_poll(m, tool_poll, t);
+  return 0;
+}
+
+/* After the program: read the event until its count is 0 (the seed's drain). */
+static int tool_drain(struct tool *t)
+{
+  uint64_t v = 1;
+  int reads = 0;
+  for (; reads < 10000 && v; reads++) {
+    if (machine_perf_read(t->m, t->fd, &v, sizeof v) != 8) return -1;
+    tool_poll(t);
+  }
+  return reads;
+}
+
+static void test_program(const char *sysroot, const char *path, int ncpus, bool timed, bool via_perf)
 {
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   char *argv[] = { (char *)path, NULL }, *envp[] = { NULL };
@@ -798,22 +877,36 @@ static void test_program(const char *sysroot, const char *path, int ncpus, bool 
   rc = machine_spawn(m, 1, argv, envp, detail, sizeof detail);
   struct sink s = { .m = m, .fw = machine_trace_fw(m) };
   uint64_t pfns[8];
-  phys_alloc(s.fw->phys, 8, true, pfns);
-  s.pa = pfns[0] * PHYS_PAGE;
-  machine_set_trace_irq(m, sink_irq, &s);
   uint64_t ret[4];
-  for (int i = 0; i < ncpus; i++) {
-    pal_trace(s.fw, TRACE_PAL_SETUP, i, 0, TRACE_MEM_DEFAULT, 0, ret);
-    pal_trace(s.fw, TRACE_PAL_START, i, 0, 0, 1, ret);
+  struct tool tl;
+  if (via_perf) {
+    int err = tool_open(&tl, m, machine_init_pid(m));
+    CHECK_EQ_U64(err, 0, "trace %s: perf_event_open, mmap and AUX mmap of trace//", name);
+  } else {
+    phys_alloc(s.fw->phys, 8, true, pfns);
+    s.pa = pfns[0] * PHYS_PAGE;
+    machine_set_trace_irq(m, sink_irq, &s);
+    for (int i = 0; i < ncpus; i++) {
+      pal_trace(s.fw, TRACE_PAL_SETUP, i, 0, TRACE_MEM_DEFAULT, 0, ret);
+      pal_trace(s.fw, TRACE_PAL_START, i, 0, 0, 1, ret);
+    }
   }
   machine_run(m);
+  if (via_perf) {
+    int reads = tool_drain(&tl);
+    CHECK(reads > 0 && tl.itrace_start >= 1, "trace %s: the drain ends with count 0 after %d reads; ITRACE_START seen", name, reads);
+    CHECK_EQ_U64(tl.truncated + tl.collision, 0, "trace %s: no AUX record truncated or busy", name);
+    for (int i = 0; i < ncpus; i++) { s.buf[i] = tl.buf[i]; s.len[i] = tl.len[i]; }
+  }
   uint64_t total = 0, traced = 0, bytes = 0, lost = 0;
   bool same = true;
   uint64_t first_diff = 0;
   for (int i = 0; i < ncpus; i++) {
-    int st;
-    for (st = 0; st < 10 && pal_trace(s.fw, TRACE_PAL_STOP, i, 0, 0, 0, ret) == TRACE_PAL_BUSY; st++) {}
-    sink_dump(&s, i);
+    if (!via_perf) {
+      int st;
+      for (st = 0; st < 10 && pal_trace(s.fw, TRACE_PAL_STOP, i, 0, 0, 0, ret) == TRACE_PAL_BUSY; st++) {}
+      sink_dump(&s, i);
+    }
     total += machine_os(m)->cpus[i].icount;
     struct counts c = { 0 };
     struct dec d = { .code = &code, .counts = &c };
@@ -831,15 +924,16 @@ static void test_program(const char *sysroot, const char *path, int ncpus, bool 
     counts_free(&c);
     free(s.buf[i]);
   }
-  printf("trace %s (%d cpu%s, %s): %" PRIu64 " instructions, %" PRIu64 " trace bytes (%.3f bytes/insn), %" PRIu64 " interrupts\n",
-         name, ncpus, ncpus > 1 ? "s" : "", timed ? "timed" : "functional", total, bytes,
+  printf("trace %s (%d cpu%s, %s%s): %" PRIu64 " instructions, %" PRIu64 " trace bytes (%.3f bytes/insn), %" PRIu64 " interrupts\n",
+         name, ncpus, ncpus > 1 ? "s" : "", timed ? "timed" : "functional", via_perf ? ", perf AUX" : "", total, bytes,
          total ? (double)bytes / total : 0.0, s.irqs);
   CHECK_EQ_U64(lost, 0, "trace %s: no byte lost with the half-full interrupt", name);
   CHECK_EQ_U64(traced, total, "trace %s: the decoded flow has every retired instruction", name);
   CHECK_EQ_U64(total, oracle_total, "trace %s: the traced machine retired what the bare OS did", name);
   CHECK(same, "trace %s: per-PC counts of the decoded flow equal the executor's (first difference at %#" PRIx64 ")",
         name, first_diff);
-  phys_free(s.fw->phys, 8, pfns);
+  if (!via_perf) phys_free(s.fw->phys, 8, pfns);
+  else machine_perf_close(m, tl.fd);
   fclose(machine_os(m)->log);
   machine_os(m)->log = stderr;
   machine_destroy(m);
@@ -867,12 +961,14 @@ int main(int argc, char **argv)
     return check_done();
   }
   int ncpus = 1;
-  bool timed = false;
+  bool timed = false, via_perf = false;
   for (int i = 2; i < argc; i++) {
     if (!strncmp(argv[i], "--cpus=", 7)) ncpus = atoi(argv[i] + 7);
     else if (!strcmp(argv[i], "--timed")) timed = true;
     else if (!strcmp(argv[i], "--functional")) timed = false;
-    else test_program(argv[1], argv[i], ncpus, timed);
+    else if (!strcmp(argv[i], "--perf")) via_perf = true;
+    else if (!strcmp(argv[i], "--firmware")) via_perf = false;
+    else test_program(argv[1], argv[i], ncpus, timed, via_perf);
   }
   return check_done();
 }
