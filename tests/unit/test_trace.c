@@ -824,7 +824,7 @@ static int tool_open(struct tool *t, struct machine *m, int pid)
   int err = machine_perf_mmap(m, t->fd, 9 * PHYS_PAGE, &addr);
   if (err) return err;
   t->up = addr;
-  t->aux_size = 16 * PHYS_PAGE;
+  t->aux_size = 128 * PHYS_PAGE;   /* 1 MB: a timed run polls only at ticks (651k cycles) */
   t->up->aux_offset = 9 * PHYS_PAGE;
   t->up->aux_size = t->aux_size;
   if ((err = machine_perf_mmap_aux(m, t->fd, 9 * PHYS_PAGE, t->aux_size, true, &addr))) return err;
