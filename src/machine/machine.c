@@ -65,6 +65,7 @@ struct mcpu {
   struct trace_unit trace;
   struct cpu_timing trace_hook;
   bool trace_irq;                /* the interrupt being taken is the unit's */
+  uint32_t trace_pid, trace_tid; /* the task on this CPU, kept by switch_hook for the unit */
 };
 
 struct machine {
@@ -355,8 +356,7 @@ static bool trace_insn(struct mcpu *c, const struct uarch_insn *ui, uint64_t cyc
     c->trace_irq = true;
     return true;
   }
-  const struct task *t = c->m->os->current;
-  trace_unit_step(&c->trace, ui, cycle, t ? (uint32_t)t->proc->pid : 0, t ? (uint32_t)t->tid : 0);
+  trace_unit_step(&c->trace, ui, cycle, c->trace_pid, c->trace_tid);
   return false;
 }
 
@@ -632,6 +632,8 @@ static void switch_hook(void *ctx, int cpu, struct task *prev, struct task *next
   struct machine *m = ctx;
   struct mcpu *c = &m->cpu[cpu];
   c->slice_ticks = 0;
+  c->trace_pid = next ? (uint32_t)next->proc->pid : 0;
+  c->trace_tid = next ? (uint32_t)next->tid : 0;
   struct perf_task pp, pn;
   if (prev) perf_task_of(prev, &pp);
   if (next) perf_task_of(next, &pn);
