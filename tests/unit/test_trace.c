@@ -187,7 +187,9 @@ static bool dec_run(struct dec *d, const uint8_t *p, size_t len)
     case TRACE_PAD: break;
     case TRACE_PSB: {
       uint64_t pc = rd_le(p, len, &at, 8, &ok), cyc = rd_le(p, len, &at, 8, &ok);
-      rd_le(p, len, &at, 9, &ok);
+      rd_le(p, len, &at, 4, &ok);   /* pid */
+      rd_le(p, len, &at, 4, &ok);   /* tid */
+      rd_le(p, len, &at, 1, &ok);   /* mode */
       if (cyc < d->last_cycle) d->time_backwards = true;
       d->last_cycle = cyc;
       if (d->synced && pc != d->pc) dec_error(d);   /* a PSB agrees with the flow */
