@@ -3,6 +3,7 @@
  * output through a begin/copy/end on a power-of-two data area with free-running
  * head and tail, a LOST record written before the next record that fits. */
 #include "kernel/perf.h"
+#include "kernel/perf_aux.h"
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -129,6 +130,22 @@ static void group_out(struct perf_event *l, int cpu)
     if (m->child[cpu] && m->child[cpu]->active) inst_out(m->child[cpu]);
 }
 
+/* An instance went on its PMU (event_sched_in); an ITRACE PMU's first time
+ * writes PERF_RECORD_ITRACE_START naming the task the trace starts in
+ * (perf_log_itrace_start). */
+static void inst_started(struct perf_event *e, int cpu)
+{
+  update_times(e);
+  e->active = true;
+  if ((e->pmu->capabilities & PERF_PMU_CAP_ITRACE) && !e->itrace_started) {
+    struct perf_ctx *c = e->ctx;
+    e->itrace_started = true;
+    uint32_t ids[2] = { c->run[cpu].pid, c->run[cpu].tid };
+    if (!c->running[cpu]) ids[0] = ids[1] = (uint32_t)-1;
+    perf_output_side_record(e, PERF_RECORD_ITRACE_START, ids, sizeof ids);
+  }
+}
+
 /* Puts leader l's group on cpu (group_sched_in): the leader, then its
  * enabled siblings; when one does not fit, none stays. A group already on
  * takes the siblings enabled since. */
@@ -137,15 +154,13 @@ static void group_in(struct perf_event *l, int cpu)
   struct perf_event *li = l->child[cpu];
   if (!li->active) {
     if (li->pmu->add(li, PERF_EF_START)) return;
-    update_times(li);
-    li->active = true;
+    inst_started(li, cpu);
   }
   for (struct perf_event *m = l->sibling_next; m; m = m->sibling_next) {
     struct perf_event *e = m->child[cpu];
     if (!e || !e->enabled || !e->sched || e->active) continue;
     if (e->pmu->add(e, PERF_EF_START)) { group_out(l, cpu); return; }
-    update_times(e);
-    e->active = true;
+    inst_started(e, cpu);
   }
 }
 
@@ -208,6 +223,7 @@ static int copy_attr(const struct perf_event_attr *u, struct perf_event_attr *a)
 static void free_instances(struct perf_event *e)
 {
   for (int i = 0; i < PERF_MAX_CPUS; i++) {
+    if (e->child[i] && e->pmu->destroy) e->pmu->destroy(e->child[i]);
     free(e->child[i]);
     e->child[i] = NULL;
   }
@@ -324,6 +340,7 @@ int perf_event_open_cred(struct perf_ctx *c, const struct perf_event_attr *uattr
   e->tstamp = perf_ctx_time(c);
   if ((err = make_instances(c, e, cpu))) {
     free_instances(e);
+    if (e->pmu->destroy) e->pmu->destroy(e);
     free(e);
     return err;
   }
@@ -351,6 +368,7 @@ int perf_event_open_cred(struct perf_ctx *c, const struct perf_event_attr *uattr
 
 static void rb_free(struct physmem *phys, struct perf_rb *rb)
 {
+  rb_free_aux(phys, rb);
   phys_unmap(rb->view, rb->nframes);
   if (rb->pfns) phys_free(phys, rb->nframes, rb->pfns);
   free(rb->pfns);
@@ -493,6 +511,25 @@ static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_
   rb_copy(e->ctx->phys, rb, rec, len);
   e->ctx->out_bytes += len;
 }
+
+void perf_output_side_record(struct perf_event *e, uint32_t type, const void *payload, size_t len)
+{
+  struct perf_ctx *c = e->ctx;
+  int cpu = e->cpu >= 0 ? e->cpu : 0;
+  uint8_t rec[128];
+  if (len > 64) return;
+  struct perf_event_header *h = (struct perf_event_header *)rec;
+  h->type = type;
+  h->misc = 0;
+  memcpy(rec + sizeof *h, payload, len);
+  uint32_t pid = c->running[cpu] ? c->run[cpu].pid : (uint32_t)-1, tid = c->running[cpu] ? c->run[cpu].tid : (uint32_t)-1;
+  size_t n = sizeof *h + len;
+  n += id_trailer(e, rec + n, pid, tid, perf_ctx_time(c));
+  h->size = (uint16_t)n;
+  output(e, rec, n, pid, tid);
+}
+
+struct physmem *perf_ctx_phys(struct perf_ctx *c) { return c->phys; }
 
 /* ---- samples ---- */
 
@@ -961,6 +998,11 @@ static void totals(struct perf_event *e, uint64_t *count, uint64_t *enabled, uin
 long perf_event_read(struct perf_event *e, void *buf, size_t len)
 {
   e = top(e);
+  if (e->pmu->aux_read)
+    for (int i = 0; i < PERF_MAX_CPUS; i++) {
+      int err = e->child[i] ? e->pmu->aux_read(e->child[i]) : 0;
+      if (err) return err;
+    }
   uint64_t *v = malloc(READ_VALUES_MAX * 8);
   if (!v) return -ENOMEM;
   size_t n = read_values(e, -1, v);
@@ -1041,6 +1083,7 @@ void perf_event_close(struct perf_event *e)
   }
   perf_rb_put(c, e->rb);
   free_instances(e);
+  if (e->pmu->destroy) e->pmu->destroy(e);
   free(e);
 }
 

@@ -20,6 +20,9 @@
 #include "kernel/alpha_pmu.h"
 #include "kernel/sim_pmu.h"
 #include "kernel/truth.h"
+#include "kernel/trace_pmu.h"
+#include "kernel/perf_aux.h"
+#include "pmu/trace_unit.h"
 #include "guest/shadow.h"
 #include "unwind/unwind.h"
 #include "isa/isa.h"
@@ -59,6 +62,12 @@ struct mcpu {
   int entry_tid;                 /* 0: none yet */
   int entry_act;
   uint64_t entry_nr;             /* the number of the last system call */
+  /* The trace unit (docs/trace.md) and, on a functional CPU, the hook that
+   * feeds it while it is on (a timed CPU feeds it from `before`). */
+  struct trace_unit trace;
+  struct cpu_timing trace_hook;
+  bool trace_irq;                /* the interrupt being taken is the unit's */
+  uint32_t trace_pid, trace_tid; /* the task on this CPU, kept by switch_hook for the unit */
 };
 
 struct machine {
@@ -72,6 +81,8 @@ struct machine {
   struct perf_ctx *perf;
   struct alpha_pmu *drv;
   struct sim_pmu *sim;
+  struct trace_fw fw;            /* the trace units' firmware (PALcode) */
+  struct trace_pmu *trace;       /* the trace PMU driver over them */
   struct truth *truth;           /* ground truth per instruction, when a tool asked */
   struct perf_event *fds[MAX_FDS];
   struct guest_perf *gperf;      /* the guests' perf_event_open */
@@ -88,6 +99,9 @@ struct machine {
   /* The true call stack of every sample (machine_callchain_truth). */
   machine_chain_fn chain_fn;
   void *chain_ctx;
+  /* The trace driver's interrupt handler (the unit's half-full interrupt). */
+  void (*trace_irq)(void *ctx, int cpu);
+  void *trace_irq_ctx;
 };
 
 /* The CPU the OS is running now (CPU 0 between rounds). */
@@ -331,7 +345,44 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
 static void kernel_hook(void *ctx, int activity, uint64_t nr, uint64_t bytes)
 {
   struct machine *m = ctx;
-  if (m->opt.timed) kernel_work(cur(m), activity, nr, bytes);
+  struct mcpu *c = cur(m);
+  if (activity == KACT_SYSCALL && c->trace.on && m->os->current)
+    trace_unit_kernel_entry(&c->trace, TRACE_ASYNC_SYSCALL, nr, m->os->current->ctx.pc);
+  if (m->opt.timed) kernel_work(c, activity, nr, bytes);
+}
+
+/* An instruction about to commit, for the trace unit: its half-full
+ * interrupt is taken before it, else the unit sees it. */
+static bool trace_insn(struct mcpu *c, const struct uarch_insn *ui, uint64_t cycle)
+{
+  if (trace_unit_irq(&c->trace)) {
+    c->trace_irq = true;
+    return true;
+  }
+  trace_unit_step(&c->trace, ui, cycle, c->trace_pid, c->trace_tid);
+  return false;
+}
+
+/* A functional CPU's hook while its unit is on: one cycle per instruction. */
+static bool trace_before(void *ctx, const struct uarch_insn *ui)
+{
+  struct mcpu *c = ctx;
+  return trace_insn(c, ui, trace_unit_derived_cycle(&c->trace));
+}
+
+static uint64_t trace_now(void *ctx)
+{
+  struct mcpu *c = ctx;
+  return c->core ? ev67_now(c->core) : trace_unit_derived_cycle(&c->trace);
+}
+
+/* The firmware started or stopped a unit: a functional CPU runs the hooked
+ * executor only while its unit is on, so tracing off costs nothing. */
+static void trace_power(void *ctx, int cpu, bool on)
+{
+  struct machine *m = ctx;
+  if (m->opt.timed) return;
+  m->os->cpus[cpu].timing = on ? &m->cpu[cpu].trace_hook : NULL;
 }
 
 static bool before(void *ctx, const struct uarch_insn *ui)
@@ -361,7 +412,8 @@ static bool before(void *ctx, const struct uarch_insn *ui)
    * taken before it commits: its PC is the exception PC. */
   c->pmu_irq = ev67_pmu_irq_cycle(&c->pmu) < f->end;
   c->timer_irq = f->end >= c->next_tick;
-  return c->pmu_irq || c->timer_irq;
+  if (c->pmu_irq || c->timer_irq) return true;
+  return __builtin_expect(c->trace.on, 0) && trace_insn(c, ui, f->end);
 }
 
 /* The timer interrupt: kernel work, perf's tick (unthrottling, frequency,
@@ -385,6 +437,12 @@ static void irq_hook(void *ctx, struct task *t)
 {
   struct machine *m = ctx;
   struct mcpu *c = cur(m);
+  if (c->trace.on) trace_unit_kernel_entry(&c->trace, TRACE_ASYNC_INTERRUPT, 0, 0);
+  if (c->trace_irq) {
+    c->trace_irq = false;
+    if (m->opt.timed) kernel_work(c, KACT_INTERRUPT, 0, 0);
+    if (m->trace_irq) m->trace_irq(m->trace_irq_ctx, c->id);
+  }
   if (c->pmu_irq) {
     kernel_work(c, KACT_INTERRUPT, 0, 0);
     uint64_t pc = t->ctx.pc, out = perf_ctx_output_bytes(m->perf);
@@ -580,6 +638,8 @@ static void switch_hook(void *ctx, int cpu, struct task *prev, struct task *next
   struct machine *m = ctx;
   struct mcpu *c = &m->cpu[cpu];
   c->slice_ticks = 0;
+  c->trace_pid = next ? (uint32_t)next->proc->pid : 0;
+  c->trace_tid = next ? (uint32_t)next->tid : 0;
   struct perf_task pp, pn;
   if (prev) perf_task_of(prev, &pp);
   if (next) perf_task_of(next, &pn);
@@ -670,11 +730,22 @@ static int build_ktext(struct machine *m)
   return 0;
 }
 
+/* The unit's half-full interrupt goes to the trace driver. */
+static void trace_irq_default(void *ctx, int cpu)
+{
+  struct machine *m = ctx;
+  trace_pmu_irq(m->trace, cpu);
+}
+
 static int attach_cpu(struct machine *m, int id)
 {
   struct mcpu *c = &m->cpu[id];
   c->m = m;
   c->id = id;
+  trace_unit_init(&c->trace, &m->os->cpus[id].icount, trace_now, c, m->opt.os.seed * 8 + (uint64_t)id);
+  c->trace_hook = (struct cpu_timing){ trace_before, c };
+  m->fw.units[id] = &c->trace;
+  m->fw.nunits = id + 1;
   if (!m->opt.timed) return 0;
   ev67_pmu_init(&c->pmu, 0);
   c->core = ev67_create(&ev67_default_config, fetch_cb, fate_cb, c);
@@ -700,11 +771,9 @@ struct machine *machine_create(const struct machine_opts *o)
   if (build_ktext(m)) { machine_destroy(m); return NULL; }
   m->tick_cycles = (uint64_t)MACHINE_CLOCK_MHZ * 1000000 / MACHINE_HZ;
   m->os->hooks = (struct os_hooks){ .kernel = kernel_hook, .task = task_hook, .slice = slice_hook,
-                                    .switch_to = switch_hook, .ctx = m };
-  if (o->timed) {
-    m->os->hooks.irq = irq_hook;
-    m->os->hooks.clock = cycle_ns;
-  }
+                                    .switch_to = switch_hook, .irq = irq_hook, .ctx = m };
+  if (o->timed) m->os->hooks.clock = cycle_ns;
+  m->fw = (struct trace_fw){ .phys = os_phys(m->os), .phys_bytes = PHYS_DEFAULT_BYTES, .power = trace_power, .ctx = m };
   struct perf_sysctl sys = o->perf;
   sys.hz = MACHINE_HZ;
   sys.ncpus = m->ncpus;
@@ -715,6 +784,8 @@ struct machine *machine_create(const struct machine_opts *o)
   set_arch(m);
   for (int i = 0; i < m->ncpus; i++)
     if (attach_cpu(m, i)) { machine_destroy(m); return NULL; }
+  if (!(m->trace = trace_pmu_create(m->perf, &m->fw))) { machine_destroy(m); return NULL; }
+  machine_set_trace_irq(m, trace_irq_default, m);
   if (o->timed) {
     struct alpha_pmu_env env = { .now = drv_now, .insn_at = insn_at, .random = drv_random, .ctx = m };
     for (int i = 0; i < m->ncpus; i++) env.hw[i] = &m->cpu[i].pmu;
@@ -755,12 +826,14 @@ void machine_destroy(struct machine *m)
   for (int i = 0; i < MAX_FDS; i++) if (m->fds[i]) perf_event_close(m->fds[i]);
   guest_perf_destroy(m->gperf);
   perf_ctx_destroy(m->perf);
+  trace_pmu_destroy(m->trace);
   alpha_pmu_destroy(m->drv);
   sim_pmu_destroy(m->sim);
   truth_destroy(m->truth);
   for (int i = 0; i < m->ncpus; i++) {
     if (m->os) m->os->cpus[i].timing = NULL;
     ev67_destroy(m->cpu[i].core);
+    trace_unit_fini(&m->cpu[i].trace);
   }
   os_destroy(m->os);
   free(m->ktext);
@@ -874,6 +947,13 @@ int machine_perf_mmap(struct machine *m, int fd, size_t len, void **addr)
   return 0;
 }
 
+int machine_perf_mmap_aux(struct machine *m, int fd, uint64_t offset, size_t len, bool writable, void **addr)
+{
+  struct perf_event *e = fd_event(m, fd);
+  if (!e) return -EBADF;
+  return perf_aux_mmap(e, offset, len, writable, addr);
+}
+
 long machine_perf_read(struct machine *m, int fd, void *buf, size_t len)
 {
   struct perf_event *e = fd_event(m, fd);
@@ -911,4 +991,29 @@ int machine_perf_close(struct machine *m, int fd)
   perf_event_close(e);
   m->fds[fd] = NULL;
   return 0;
+}
+
+/* ---- the trace unit's firmware, for the trace driver and tests ---- */
+
+struct trace_fw *machine_trace_fw(struct machine *m) { return &m->fw; }
+const struct trace_pmu_stats *machine_trace_stats(const struct machine *m) { return trace_pmu_stats(m->trace); }
+
+void machine_trace_totals(const struct machine *m, struct trace_unit_stats *s)
+{
+  memset(s, 0, sizeof *s);
+  for (int i = 0; i < m->ncpus; i++) {
+    const struct trace_unit_stats *u = &m->cpu[i].trace.stats;
+    s->bytes += u->bytes;
+    s->packets += u->packets;
+    s->insns += u->insns;
+    s->lost_bytes += u->lost_bytes;
+    s->overflows += u->overflows;
+    s->irqs += u->irqs;
+  }
+}
+
+void machine_set_trace_irq(struct machine *m, void (*fn)(void *ctx, int cpu), void *ctx)
+{
+  m->trace_irq = fn;
+  m->trace_irq_ctx = ctx;
 }
