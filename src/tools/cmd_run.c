@@ -21,6 +21,8 @@ static void run_usage(FILE *f)
     "  --seed N        seed for the guest's random numbers (default 0)\n"
     "  --cpus N        CPUs of the machine (default 1); threads and processes run\n"
     "                  on them concurrently in simulated time\n"
+    "  --ram SIZE      physical memory of the machine (default 1G; K, M, G suffixes,\n"
+    "                  64M to 64G); a program that needs more is OOM-killed\n"
     "  --stats         print instructions, wall time and MIPS to stderr\n"
     "  --real-time     guest clocks follow the host clock instead of the\n"
     "                  instruction count (runs are then not reproducible)\n"
@@ -47,7 +49,8 @@ int cmd_run(int argc, char **argv)
   static const struct option opts[] = {
     { "sysroot", required_argument, 0, 's' }, { "seed", required_argument, 0, 'S' },
     { "stats", no_argument, 0, 't' }, { "real-time", no_argument, 0, 'r' },
-    { "cpus", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    { "cpus", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' },
+    { "ram", required_argument, 0, 1101 }, { 0, 0, 0, 0 },
   };
   struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" } };
   bool stats = false;
@@ -65,6 +68,7 @@ int cmd_run(int argc, char **argv)
     case 't': stats = true; break;
     case 'r': mo.os.real_time = true; break;
     case 'C': if (tool_parse_cpus("run", optarg, &mo.ncpus)) return 2; break;
+    case 1101: if (tool_parse_ram("run", optarg, &mo.os.ram_bytes)) return 2; break;
     case 'h': run_usage(stdout); return 0;
     default: run_usage(stderr); return 2;
     }
