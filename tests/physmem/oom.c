@@ -1,12 +1,13 @@
 /* Physical memory from the guest's side: touching memory (every page gets a
  * frame), a single mapping larger than the RAM (Linux's heuristic overcommit
  * refuses it with ENOMEM), and a MAP_SHARED page written by a forked child.
- *   oom touch MB | oom bigmap MB | oom shared */
+ *   oom touch MB | oom bigmap MB | oom shared | oom sysinfo */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +46,13 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "touch")) return touch(atol(argv[2]));
     if (argc == 3 && !strcmp(argv[1], "bigmap")) return bigmap(atol(argv[2]));
     if (argc == 2 && !strcmp(argv[1], "shared")) return shared();
+    if (argc == 2 && !strcmp(argv[1], "sysinfo")) {
+        struct sysinfo si;
+        sysinfo(&si);
+        printf("totalram %lu MB, free %d\n", (unsigned long)(si.totalram * si.mem_unit >> 20),
+               si.freeram > 0 && si.freeram < si.totalram);
+        return 0;
+    }
     fprintf(stderr, "usage: oom touch MB | bigmap MB | shared\n");
     return 2;
 }

@@ -41,6 +41,10 @@ done
 r=$("$PROFILEME" run --ram 64M -- "$out/oom" touch 16 2>&1); s=$?
 [ $s = 0 ] && [ "$r" = "touched 16 MB" ] && pass "fits-in-64mb: 16 MB touched" || fail fits-in-64mb "status $s: $r"
 
+# sysinfo: totalram is the RAM the allocator manages (the kernel's 32 MB kept).
+r=$("$PROFILEME" run --ram 256M -- "$out/oom" sysinfo 2>&1)
+[ "$r" = "totalram 224 MB, free 1" ] && pass "sysinfo-totalram: --ram 256M: $r" || fail sysinfo-totalram "$r"
+
 "$PROFILEME" run --ram 10M -- "$out/oom" touch 1 >/dev/null 2>"$out/err"; s=$?
 [ $s = 2 ] && grep -q -- "--ram wants" "$out/err" && pass "ram-option-bounds: --ram 10M refused" || fail ram-option-bounds "status $s: $(cat "$out/err")"
 "$PROFILEME" run --help | grep -q -- "--ram SIZE" && pass "ram-option-documented: run --help" || fail ram-option-documented "not in run --help"
