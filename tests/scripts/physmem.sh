@@ -48,3 +48,16 @@ r=$("$PROFILEME" run --ram 256M -- "$out/oom" sysinfo 2>&1)
 "$PROFILEME" run --ram 10M -- "$out/oom" touch 1 >/dev/null 2>"$out/err"; s=$?
 [ $s = 2 ] && grep -q -- "--ram wants" "$out/err" && pass "ram-option-bounds: --ram 10M refused" || fail ram-option-bounds "status $s: $(cat "$out/err")"
 "$PROFILEME" run --help | grep -q -- "--ram SIZE" && pass "ram-option-documented: run --help" || fail ram-option-documented "not in run --help"
+
+# The timing model's caches see frames: 256 KB written, then read line by
+# line. By the same process the lines are in the Bcache; by a forked child in
+# its private copy they are other frames, never read, so every one of the
+# 4,096 lines comes from memory; by a child sharing the mapping they are the
+# same frames again. (With virtual addresses as physical, the private child
+# would hit like the others.) Counted by sim/bcache-misses/ (loads).
+alpha_static "$root/tests/physmem/forkread.c" "$out/forkread" || { fail build "cannot build forkread.c"; exit 0; }
+bcm() { "$PROFILEME" stat -x, -e sim/bcache-misses/ -- "$out/forkread" "$1" 2>&1 >/dev/null | awk -F, '$3 == "sim/bcache-misses/" { print $1 }'; }
+n=$(bcm nofork); p=$(bcm private); s=$(bcm shared)
+if awk -v n="$n" -v p="$p" -v s="$s" 'BEGIN { exit !(n != "" && p - n >= 4096 * 0.95 && s - n < 4096 * 0.1) }'; then
+  pass "caches-see-frames: Bcache misses (loads) nofork $n, forked private copy $p (+$((p - n)) of 4096 lines), shared $s"
+else fail caches-see-frames "nofork $n, private $p, shared $s (want private >= nofork + 3891, shared < nofork + 410)"; fi
