@@ -6,6 +6,7 @@
 #include "guest/cpu.h"
 #include "guest/loader.h"
 #include "guest/mem.h"
+#include "guest/phys.h"
 #include "util/err.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * Returns elf_load's result. */
 static int load_one(const uint8_t *data, size_t size, int is_interp)
 {
-  struct guest_mm *mm = mm_create();
+  struct physmem *ram = phys_create(64ull << 20);
+  struct guest_mm *mm = mm_create(ram);
   if (!mm) abort();
   axp_mm_init(mm);
   struct elf_image img;
@@ -39,6 +41,7 @@ static int load_one(const uint8_t *data, size_t size, int is_interp)
     }
   }
   mm_put(mm);
+  phys_destroy(ram);
   return err;
 }
 

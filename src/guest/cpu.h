@@ -15,6 +15,9 @@ struct uarch_insn {
   uint64_t pc;
   const struct axp_insn *d;      /* decoded instruction */
   uint64_t ea;                   /* effective address of a load or store */
+  uint64_t pa;                   /* its physical address, when pa_valid (else ea is used) */
+  bool pa_valid;
+  bool fault;                    /* the access's page got its frame now: a demand-zero fault */
   uint64_t next_pc;              /* the architecturally next PC */
   bool taken;                    /* conditional branch direction */
   bool unaligned;                /* the access takes the unaligned trap + fix-up */

@@ -34,6 +34,8 @@ struct guest_code {
 #define GSIG_FPE  8
 #define GSIG_BUS  10
 #define GSIG_SEGV 11
+#define GSIG_KILL 9
+#define SI_KERNEL 0x80
 #define SEGV_MAPERR 1
 #define SEGV_ACCERR 2
 #define BUS_ADRALN  1
@@ -160,8 +162,17 @@ static void set_trap(struct cpu *cpu, int sig, int code, uint64_t addr, int64_t 
 
 /* Memory fault on a data access (or an instruction fetch) at a: SIGSEGV,
  * mapped-but-forbidden is ACCERR. */
+/* A fault the kernel cannot resolve: SIGSEGV, or when the page was mapped
+ * but the RAM had no frame for it, the OOM killer's SIGKILL (Linux:
+ * VM_FAULT_OOM, pagefault_out_of_memory; the victim is the faulting process,
+ * the largest one when a single program runs). */
 static void data_fault(struct cpu *cpu, struct guest_mm *mm, uint64_t a)
 {
+  if (mm->oom) {
+    mm->oom = false;
+    set_trap(cpu, GSIG_KILL, SI_KERNEL, a, 0);
+    return;
+  }
   set_trap(cpu, GSIG_SEGV, mm_page(mm, a) ? SEGV_ACCERR : SEGV_MAPERR, a, 0);
 }
 
@@ -319,8 +330,8 @@ static bool lock_intact(struct guest_mm *mm, const struct axp_ctx *c)
 }
 
 /* Builds the pre-commit description of `in` at pc and hands it to the hook. */
-static bool timing_before(struct cpu *cpu, const struct axp_ctx *c, const struct axp_insn *in,
-                          uint64_t pc)
+static bool timing_before(struct cpu *cpu, const struct axp_ctx *c, struct guest_mm *mm,
+                          const struct axp_insn *in, uint64_t pc)
 {
   struct uarch_insn ui = { .pc = pc, .d = in, .next_pc = pc + 4, .asn = cpu->asn };
   if (in->id < AXP_NUM_IDS) {
@@ -331,6 +342,14 @@ static bool timing_before(struct cpu *cpu, const struct axp_ctx *c, const struct
       unsigned sz = aligned_size(in->id);
       ui.ea = ea;
       ui.unaligned = sz && (ea & (sz - 1));
+      /* The frame the access reaches; a first touch takes its frame now, as
+       * the fault before the access would. */
+      unsigned cls = axp_info[in->id].cls;
+      if (cls == AXP_CLS_ILD || cls == AXP_CLS_FLD || cls == AXP_CLS_IST || cls == AXP_CLS_FST) {
+        int prot = cls == AXP_CLS_IST || cls == AXP_CLS_FST ? GUEST_PROT_WRITE : GUEST_PROT_READ;
+        ui.pa = mm_phys(mm, ea, prot, true, &ui.fault);
+        ui.pa_valid = true;
+      }
       break;
     }
     case AXP_FMT_BRA: case AXP_FMT_FBRA:
@@ -346,6 +365,8 @@ static bool timing_before(struct cpu *cpu, const struct axp_ctx *c, const struct
     }
   } else if (in->id == XID_NOP) {
     ui.ea = c->r[in->rb] + (uint64_t)(int64_t)in->imm;
+    ui.pa = mm_phys(mm, ui.ea, GUEST_PROT_READ, false, &ui.fault);   /* a prefetch faults in nothing */
+    ui.pa_valid = true;
   }
   bool stop = cpu->timing->before(cpu->timing->ctx, &ui);
   /* An interrupt here stops before the instruction: it runs (and is

@@ -34,7 +34,7 @@ int AXP_RUN_NAME(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64
     if (__builtin_expect(left == 0, 0)) goto stop_budget; \
     if (in->id != XID_PAGE_END) { \
       if (!(in->flags & DECODED)) predecode_slot(code, in); \
-      if (timing_before(cpu, c, in, PC())) goto stop_interrupt; } \
+      if (timing_before(cpu, c, mm, in, PC())) goto stop_interrupt; } \
     left--; goto *labels[in->id]; } while (0)
 #else
 #define DISPATCH() do { \

@@ -11,6 +11,14 @@
 #include <stdint.h>
 
 #define KIMAGE_TEXT_BASE 0xfffffc0000310000ull   /* arch/alpha KERNEL_START text */
+/* KSEG, the kernel's identity map of physical memory (arch/alpha IDENT_ADDR):
+ * a kernel address there is physical address va - KIMAGE_KSEG. */
+#define KIMAGE_KSEG 0xfffffc0000000000ull
+/* The physical memory the kernel keeps for itself from address 0: console and
+ * PALcode below the image (0x310000), the text, and the data its timed paths
+ * touch (up to the stacks' region, KIMAGE_KSTACK_BASE). Reserved in the RAM at
+ * boot (memblock_reserve), so no user frame shares its cache lines. */
+#define KIMAGE_PHYS_BYTES 0x2000000ull          /* 32 MB */
 
 struct ksym {
   const char *name;

@@ -1,6 +1,9 @@
 /* Guest address space: radix page table, demand-zero pages, software TLB. The
- * radix splits the 29-bit page number of a 42-bit address as 10/10/9 bits. */
+ * radix splits the 29-bit page number of a 42-bit address as 10/10/9 bits.
+ * Every page that is not a file's host mapping is an order-0 frame of the
+ * RAM, holding one reference per address space that maps it. */
 #include "guest/mem.h"
+#include "guest/phys.h"
 #include "util/err.h"
 #include <stddef.h>
 #include <stdlib.h>
@@ -30,10 +33,14 @@ static void tlb_drop(struct guest_mm *mm, uint64_t addr)
   if (mm->tlb_w[i].tag == page) mm->tlb_w[i].tag = ~(uint64_t)0;
 }
 
-struct guest_mm *mm_create(void)
+struct guest_mm *mm_create(struct physmem *phys)
 {
+  if (!phys) return NULL;
   struct guest_mm *mm = calloc(1, sizeof *mm);
   if (!mm) return NULL;
+  mm->phys = phys;
+  mm->ram = phys_base(phys);
+  mm->ram_bytes = phys_frames(phys) * PHYS_PAGE;
   mm->dir = calloc(L1_SIZE, sizeof *mm->dir);
   if (!mm->dir) { free(mm); return NULL; }
   mm->refs = 1;
@@ -72,27 +79,28 @@ struct guest_page *mm_page(struct guest_mm *mm, uint64_t addr)
   return p && p->prot ? p : NULL;
 }
 
-/* Shared pages live in a refcounted block; host points at its data. */
-struct shared_buf {
-  long refs;
-  _Alignas(64) uint8_t data[GUEST_PAGE_SIZE];
-};
+_Static_assert(GUEST_PAGE_SIZE == PHYS_PAGE, "a guest page is one frame");
 
-static struct shared_buf *shared_of(uint8_t *host)
+static uint64_t pfn_of(const struct guest_mm *mm, const uint8_t *host)
 {
-  return (struct shared_buf *)(void *)(host - offsetof(struct shared_buf, data));
+  return (uint64_t)(host - mm->ram) / GUEST_PAGE_SIZE;
 }
 
-/* Returns the data of a new zeroed shared page with one reference, or NULL. */
-static uint8_t *shared_new(void)
+/* A zeroed frame for a page touched for the first time (demand-zero), or
+ * NULL with mm->oom set when the RAM has none left. */
+static uint8_t *frame_new(struct guest_mm *mm)
 {
-  struct shared_buf *b = calloc(1, sizeof *b);
-  if (!b) return NULL;
-  b->refs = 1;
-  return b->data;
+  uint64_t pfn;
+  if (phys_alloc_order(mm->phys, 0, &pfn) != 0) {
+    mm->oom = true;
+    return NULL;
+  }
+  uint8_t *h = phys_frame(mm->phys, pfn);
+  memset(h, 0, GUEST_PAGE_SIZE);
+  return h;
 }
 
-static void host_free(struct guest_page *p)
+static void host_free(struct guest_mm *mm, struct guest_page *p)
 {
   if (!p->host) return;
   if (p->ext) {
@@ -105,18 +113,15 @@ static void host_free(struct guest_page *p)
       }
     }
     p->ext = NULL;
-  } else if (p->shared) {
-    struct shared_buf *b = shared_of(p->host);
-    if (--b->refs == 0) free(b);
   } else {
-    free(p->host);
+    phys_put(mm->phys, pfn_of(mm, p->host));
   }
 }
 
 static void page_release(struct guest_mm *mm, struct guest_page *p)
 {
   if (p->code && mm->code_free) mm->code_free(p->code);
-  host_free(p);
+  host_free(mm, p);
   p->shared = 0;
   p->host = NULL;
   p->code = NULL;
@@ -144,7 +149,9 @@ void mm_put(struct guest_mm *mm)
 
 struct guest_mm *mm_fork(const struct guest_mm *src)
 {
-  struct guest_mm *mm = mm_create();
+  /* A fork that finds no frames fails with ENOMEM; nobody is OOM-killed. */
+  bool src_oom = src->oom;
+  struct guest_mm *mm = mm_create(src->phys);
   if (!mm) return NULL;
   mm->brk_start = src->brk_start;
   mm->brk = src->brk;
@@ -169,13 +176,14 @@ struct guest_mm *mm_fork(const struct guest_mm *src)
           d->ext->refs++;
           d->shared = 1;
         } else if (l3[k].shared) {
+          /* Both address spaces must see one frame: it is allocated now. */
           struct guest_page *s = (struct guest_page *)&l3[k];
-          if (!s->host && !(s->host = shared_new())) goto fail;
-          shared_of(s->host)->refs++;
+          if (!s->host && !(s->host = frame_new((struct guest_mm *)src))) goto fail;
+          phys_get(mm->phys, pfn_of(mm, s->host));
           d->host = s->host;
           d->shared = 1;
         } else if (l3[k].host) {
-          if (!(d->host = malloc(GUEST_PAGE_SIZE))) goto fail;
+          if (!(d->host = frame_new(mm))) goto fail;
           memcpy(d->host, l3[k].host, GUEST_PAGE_SIZE);
           mm->pages_touched++;
         }
@@ -184,6 +192,7 @@ struct guest_mm *mm_fork(const struct guest_mm *src)
   }
   return mm;
 fail:
+  ((struct guest_mm *)src)->oom = src_oom;
   mm_put(mm);
   return NULL;
 }
@@ -194,6 +203,7 @@ int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
     return PM_EINVAL;
   if (len / GUEST_PAGE_SIZE > GUEST_MAX_PAGES - (mm->pages_mapped < GUEST_MAX_PAGES ? mm->pages_mapped : GUEST_MAX_PAGES))
     return PM_ENOMEM;
+  if ((prot & GUEST_PROT_WRITE) && len > mm->ram_bytes) return PM_ENOMEM;
   for (uint64_t a = addr; a < addr + len; a += GUEST_PAGE_SIZE) {
     struct guest_page *p = slot(mm, a, true);
     if (!p) return PM_ENOMEM;
@@ -208,15 +218,10 @@ int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 int mm_share(struct guest_mm *mm, uint64_t addr, uint64_t len)
 {
   for (uint64_t a = addr; a < addr + len; a += GUEST_PAGE_SIZE) {
+    /* The page's frame (when it has one yet) becomes the shared one. */
     struct guest_page *p = mm_page(mm, a);
     if (!p) return PM_EFAULT;
-    if (p->shared) continue;
-    uint8_t *data = shared_new();
-    if (!data) return PM_ENOMEM;
-    if (p->host) { memcpy(data, p->host, GUEST_PAGE_SIZE); free(p->host); }
-    p->host = data;
     p->shared = 1;
-    tlb_drop(mm, a);
   }
   return 0;
 }
@@ -224,10 +229,11 @@ int mm_share(struct guest_mm *mm, uint64_t addr, uint64_t len)
 int mm_back_ext(struct guest_mm *mm, uint64_t addr, uint64_t len, uint8_t *host,
                 struct guest_ext *ext)
 {
+  if (!ext->pa) ext->pa = phys_window(mm->phys, ext->len);
   for (uint64_t o = 0; o < len; o += GUEST_PAGE_SIZE) {
     struct guest_page *p = mm_page(mm, addr + o);
     if (!p) return PM_EFAULT;
-    host_free(p);
+    host_free(mm, p);
     p->host = host + o;
     p->ext = ext;
     p->shared = 1;
@@ -293,7 +299,7 @@ uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot)
   struct guest_page *p = mm_page(mm, addr);
   if (!p || (p->prot & prot) != prot) return NULL;
   if (!p->host) {
-    if (!(p->host = p->shared ? shared_new() : calloc(1, GUEST_PAGE_SIZE))) return NULL;
+    if (!(p->host = frame_new(mm))) return NULL;
     mm->pages_touched++;
   }
   uint64_t page = addr & ~GUEST_PAGE_MASK;
@@ -303,6 +309,17 @@ uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot)
   if ((p->prot & GUEST_PROT_WRITE) && !p->code)
     mm->tlb_w[i] = (struct guest_tlb_entry){ page, addend };
   return p->host + (addr & GUEST_PAGE_MASK);
+}
+
+uint64_t mm_phys(struct guest_mm *mm, uint64_t addr, int prot, bool alloc, bool *fault)
+{
+  const uint8_t *h = mm_tlb_lookup(mm->tlb_r, addr, 1);
+  if (h && (uint64_t)(h - mm->ram) < mm->ram_bytes) return (uint64_t)(h - mm->ram);
+  struct guest_page *p = mm_page(mm, addr);
+  if (p && !p->host && alloc && (p->prot & prot) == prot && mm_host(mm, addr, prot)) *fault = true;
+  if (!p || !p->host) return addr | MM_PA_UNBACKED;
+  if (p->ext) return p->ext->pa + (uint64_t)(p->host - (uint8_t *)p->ext->base) + (addr & GUEST_PAGE_MASK);
+  return (uint64_t)(p->host - mm->ram) + (addr & GUEST_PAGE_MASK);
 }
 
 void mm_code_written(struct guest_mm *mm, uint64_t addr)

@@ -1,6 +1,10 @@
-/* The guest address space: 8 KB pages in a three-level radix table, host memory
- * allocated on first touch (demand-zero), and a software TLB per access type so
- * the executor's hot path is one compare and one add. Invariants: a page with
+/* The guest address space: 8 KB pages in a three-level radix table, each page
+ * a frame of the machine's physical RAM (guest/phys.h) allocated on first
+ * touch (demand-zero), and a software TLB per access type so the executor's
+ * hot path is one compare and one add. A page's host address is its frame in
+ * the RAM's direct map, so its physical address is a subtraction; pages of a
+ * file's host mapping (MAP_SHARED files) get addresses in a window above the
+ * RAM. Invariants: a page with
  * predecoded code never has a write-TLB entry, so every store to it takes the
  * slow path, which resets its decoded instructions; TLB tags include the low
  * address bits of the access size, so a misaligned access always misses. */
@@ -35,10 +39,10 @@ struct guest_tlb_entry {
 };
 
 struct guest_page {
-  uint8_t *host;            /* NULL until first touched */
+  uint8_t *host;            /* NULL until first touched; else its frame in the direct map */
   struct guest_code *code;  /* predecoded instructions, or NULL */
   uint8_t prot;             /* GUEST_PROT_*; 0 = not mapped */
-  uint8_t shared;           /* MAP_SHARED: fork shares the host buffer */
+  uint8_t shared;           /* MAP_SHARED: fork shares the frame (a reference each) */
   struct guest_ext *ext;    /* host memory owned by a mapped file, or NULL */
 };
 
@@ -53,10 +57,16 @@ struct guest_ext {
    * object's mapping, e.g. a perf ring buffer); NULL: munmap base. */
   void (*release)(struct guest_ext *ext);
   void *priv;
+  uint64_t pa;              /* its physical identity (phys_window), set when backed */
 };
+
+struct physmem;
 
 struct guest_mm {
   struct guest_page ***dir;   /* [1024][1024][512] radix over the page number */
+  struct physmem *phys;       /* where the pages' frames come from */
+  uint8_t *ram;               /* the RAM's direct map (phys_base) */
+  uint64_t ram_bytes;
   struct guest_tlb_entry tlb_r[GUEST_TLB_SIZE];
   struct guest_tlb_entry tlb_w[GUEST_TLB_SIZE];
   uint64_t brk_start, brk;    /* program break (osf_brk) */
@@ -64,6 +74,7 @@ struct guest_mm {
   uint64_t map_gen;           /* bumped on every unmap/protect: cached code pointers die */
   uint64_t pages_mapped;      /* statistics */
   uint64_t pages_touched;
+  bool oom;                   /* a page could not get a frame: the OOM killer's case */
   /* Called to free a page's predecoded code; set by the executor. */
   void (*code_free)(struct guest_code *);
   /* Called to reset (not free) a page's predecoded code when it is written. */
@@ -71,17 +82,21 @@ struct guest_mm {
   int refs;
 };
 
-/* Returns a new empty address space with one reference, or NULL. */
-struct guest_mm *mm_create(void);
+/* Returns a new empty address space with one reference whose pages take
+ * their frames from phys, or NULL. */
+struct guest_mm *mm_create(struct physmem *phys);
 /* Takes a reference. */
 struct guest_mm *mm_get(struct guest_mm *mm);
 /* Drops a reference; frees the space with its pages on the last one. */
 void mm_put(struct guest_mm *mm);
-/* Returns a private deep copy (fork), with one reference, or NULL. */
+/* Returns a private deep copy (fork), with one reference, or NULL (also when
+ * the RAM has no frames left for the copy). Shared pages are shared. */
 struct guest_mm *mm_fork(const struct guest_mm *mm);
 
 /* Maps [addr, addr+len) as zero-filled pages with prot, replacing what was there.
- * addr must be page aligned. Returns 0 or PM_E* (PM_ENOMEM past GUEST_MAX_PAGES). */
+ * addr must be page aligned. Returns 0 or PM_E*: PM_ENOMEM past GUEST_MAX_PAGES,
+ * or for a writable mapping larger than the whole RAM (Linux's heuristic
+ * overcommit refuses a single such request, __vm_enough_memory). */
 int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
 /* Marks [addr, addr+len) as shared memory (MAP_SHARED): a fork shares these
  * pages instead of copying them. Returns 0 or PM_E*. */
@@ -103,8 +118,19 @@ uint64_t mm_find_free(struct guest_mm *mm, uint64_t from, uint64_t limit, uint64
 /* Returns the page descriptor for addr, or NULL if unmapped. */
 struct guest_page *mm_page(struct guest_mm *mm, uint64_t addr);
 /* Returns the host address of guest byte addr if its page allows `prot`,
- * allocating it on first touch and filling the matching TLB; NULL on a fault. */
+ * allocating its frame on first touch and filling the matching TLB; NULL on a
+ * fault, or when no frame is left (then mm->oom is set). */
 uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot);
+
+/* Physical addresses, for the timing model. MM_PA_UNBACKED marks the address
+ * of a page with no frame (not mapped, or never touched): it is the virtual
+ * address with this bit, outside any RAM or window. */
+#define MM_PA_UNBACKED (1ull << 62)
+/* The physical address of guest byte addr. With alloc and a page that allows
+ * prot but was never touched, the page gets its frame now (the access is
+ * about to touch it) and *fault is set; else an untouched page's address is
+ * unbacked. */
+uint64_t mm_phys(struct guest_mm *mm, uint64_t addr, int prot, bool alloc, bool *fault);
 /* Resets predecoded code of the page holding addr (a store hit it). */
 void mm_code_written(struct guest_mm *mm, uint64_t addr);
 /* Resets predecoded code of every page (imb). */

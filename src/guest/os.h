@@ -196,6 +196,7 @@ struct os_opts {
   uint64_t quantum;          /* instructions per scheduling slice */
   int ncpus;                 /* CPUs, 1..OS_MAX_CPUS (0 means 1) */
   bool real_time;            /* guest clocks from the host instead of virtual */
+  uint64_t ram_bytes;        /* physical RAM (0: PHYS_DEFAULT_BYTES, 1 GB) */
 };
 
 struct os {
@@ -225,6 +226,7 @@ struct os {
   /* How the first process died when a fault signal killed it, for the message. */
   struct { bool valid; int sig; uint64_t pc, addr; } fatal;
   struct physmem *phys;      /* simulated RAM, created on first use (os_phys) */
+  uint64_t oom_kills;        /* processes the OOM killer ended (a fault or a system call found no frame) */
   bool shadow_on;            /* tasks keep a shadow call stack (guest/shadow.h) */
   struct synthfs *synth;     /* the synthesized /proc and /sys files (guest/synthfs.h) */
 };
@@ -232,8 +234,9 @@ struct os {
 /* Creates a machine. Returns NULL on allocation failure. */
 struct os *os_create(const struct os_opts *opt);
 void os_destroy(struct os *m);
-/* The machine's physical memory (guest/phys.h), created on first use; NULL
- * if the host refuses it. */
+/* The machine's physical memory (guest/phys.h), created on first use with
+ * opt.ram_bytes and the kernel's own memory (KIMAGE_PHYS_BYTES from 0)
+ * reserved; NULL if the host refuses it. */
 struct physmem *os_phys(struct os *m);
 
 /* Starts the first process: loads path (a host path) with argv/envp. Returns 0 or

@@ -26,6 +26,8 @@ struct physmem {
   uint64_t *bitmap;          /* 1 = allocated */
   uint8_t *order;            /* order of the free block starting here, or NOT_HEAD */
   uint32_t *next, *prev;     /* free-list links of block heads */
+  uint32_t *refs;            /* references to an allocated frame */
+  uint64_t window;           /* next free address of phys_window, above the RAM */
   struct free_area area[PHYS_MAX_ORDER];
   uint64_t scatter;          /* xorshift state; 0: the free lists' order */
 };
@@ -71,7 +73,7 @@ static void del_from_free_list(struct physmem *p, uint64_t f)
 
 static void mark_range(struct physmem *p, uint64_t f, uint64_t n, bool on)
 {
-  for (uint64_t i = 0; i < n; i++) mark(p, f + i, on);
+  for (uint64_t i = 0; i < n; i++) { mark(p, f + i, on); p->refs[f + i] = on; }
   if (on) p->used += n; else p->used -= n;
 }
 
@@ -160,7 +162,9 @@ struct physmem *phys_create(uint64_t bytes)
   p->order = malloc(p->nframes);
   p->next = malloc(p->nframes * sizeof *p->next);
   p->prev = malloc(p->nframes * sizeof *p->prev);
-  if (!p->bitmap || !p->order || !p->next || !p->prev) goto fail;
+  p->refs = calloc(p->nframes, sizeof *p->refs);
+  p->window = bytes;
+  if (!p->bitmap || !p->order || !p->next || !p->prev || !p->refs) goto fail;
   p->fd = memfd_create("profileme-ram", MFD_CLOEXEC);
   if (p->fd < 0 || ftruncate(p->fd, (off_t)bytes) != 0) goto fail;
   p->direct = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
@@ -191,6 +195,7 @@ void phys_destroy(struct physmem *p)
   free(p->order);
   free(p->next);
   free(p->prev);
+  free(p->refs);
   free(p);
 }
 
@@ -272,6 +277,34 @@ void phys_free(struct physmem *p, size_t n, const uint64_t *pfns)
       mark_range(p, pfns[i], 1, false);
       free_one(p, pfns[i], 0);
     }
+}
+
+void phys_get(struct physmem *p, uint64_t pfn)
+{
+  if (pfn < p->nframes && used(p, pfn)) p->refs[pfn]++;
+}
+
+void phys_put(struct physmem *p, uint64_t pfn)
+{
+  if (pfn >= p->nframes || !used(p, pfn)) return;
+  if (p->refs[pfn] > 1) p->refs[pfn]--;
+  else phys_free(p, 1, &pfn);
+}
+
+int phys_reserve(struct physmem *p, uint64_t pfn, uint64_t n)
+{
+  if (pfn > p->nframes || n > p->nframes - pfn) return -EINVAL;
+  for (uint64_t i = 0; i < n; i++)
+    if (used(p, pfn + i)) return -EBUSY;
+  for (uint64_t i = 0; i < n; i++) take_frame(p, pfn + i);
+  return 0;
+}
+
+uint64_t phys_window(struct physmem *p, uint64_t bytes)
+{
+  uint64_t at = p->window;
+  p->window += (bytes + PHYS_PAGE - 1) / PHYS_PAGE * PHYS_PAGE;
+  return at;
 }
 
 uint64_t phys_free_frames(const struct physmem *p) { return p->nframes - p->used; }

@@ -51,6 +51,23 @@ uint64_t phys_frames(const struct physmem *p);
 /* Whether frame pfn is allocated (for tests and checks). */
 bool phys_frame_used(const struct physmem *p, uint64_t pfn);
 
+/* Frame references (struct page's _refcount, get_page/put_page): an
+ * allocation holds one; phys_put drops one and frees the frame with the last.
+ * Guest pages shared by several address spaces (MAP_SHARED across fork) hold
+ * one each. */
+void phys_get(struct physmem *p, uint64_t pfn);
+void phys_put(struct physmem *p, uint64_t pfn);
+
+/* Takes n frames from pfn on out of the allocator for good, whatever they
+ * hold (memblock_reserve: the kernel image, firmware). Returns 0, or -EBUSY
+ * if one is allocated already, or -EINVAL past the end. */
+int phys_reserve(struct physmem *p, uint64_t pfn, uint64_t n);
+
+/* A range of `bytes` of physical address space above the RAM, never handed
+ * out before: the physical identity of memory that is not RAM frames (a
+ * file's host mapping shared with the guest). Returns its first address. */
+uint64_t phys_window(struct physmem *p, uint64_t bytes);
+
 /* The kernel's direct map: the host address of frame pfn's first byte. All
  * RAM is this one host mapping, so host address -> frame is a subtraction. */
 uint8_t *phys_frame(struct physmem *p, uint64_t pfn);

@@ -2,6 +2,8 @@
  * arch/alpha/kernel/syscalls/syscall.tbl). */
 #include "guest/syscall.h"
 #include "guest/loader.h"
+#include "guest/phys.h"
+#include "guest/kimage.h"
 #include "isa/fp.h"
 #include <errno.h>
 #include <limits.h>
@@ -128,8 +130,11 @@ static int64_t sys_sysinfo(ARGS)
   UNUSED;
   uint64_t b[14] = { 0 };
   b[0] = os_now(m) / 1000000000ull + 1;   /* booted a second before the program */
-  b[4] = 24ull << 30;        /* totalram, in mem_unit bytes */
-  b[5] = 20ull << 30;        /* freeram */
+  /* The machine's RAM (--ram); Linux's totalram counts the pages the buddy
+   * allocator manages, without the kernel's reserved memory. */
+  struct physmem *ram = os_phys(m);
+  b[4] = ram ? phys_frames(ram) * PHYS_PAGE - KIMAGE_PHYS_BYTES : 0;   /* totalram, in mem_unit bytes */
+  b[5] = ram ? phys_free_frames(ram) * PHYS_PAGE : 0;   /* freeram */
   uint8_t buf[112];
   memset(buf, 0, sizeof buf);
   memcpy(buf, b, 8 * 4);

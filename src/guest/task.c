@@ -12,6 +12,7 @@
 #include "guest/synthfs.h"
 #include "guest/phys.h"
 #include "guest/loader.h"
+#include "guest/kimage.h"
 #include "util/err.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -279,7 +280,7 @@ static int load_program(struct os *m, const char *path, int argc, char *const *a
   size_t len = 0;
   int err = read_file(path, &buf, &len);
   if (err) { snprintf(detail, dlen, "%s", path); return err; }
-  struct guest_mm *mm = mm_create();
+  struct guest_mm *mm = mm_create(os_phys(m));
   if (!mm) { free(buf); return PM_ENOMEM; }
   axp_mm_init(mm);
   struct elf_image exe, interp;
@@ -899,6 +900,17 @@ static int next_cpu(struct os *m)
   return best;
 }
 
+/* A system call that found no frame for a user page it wrote (copy_to_user
+ * faulting with VM_FAULT_OOM) wakes the OOM killer: the process gets SIGKILL. */
+static void oom_check(struct os *m, struct task *t)
+{
+  if (!t->mm || !t->mm->oom) return;
+  t->mm->oom = false;
+  m->oom_kills++;
+  struct gsiginfo si = { .sig = GSIG_KILL, .code = 0x80 /* SI_KERNEL */ };
+  signal_queue(m, NULL, t->proc, &si);
+}
+
 /* Runs CPU i's task for one round: until its slice or the round is used up,
  * it blocks or exits, or the machine asks for a reschedule. */
 static void run_round(struct os *m, int i)
@@ -926,10 +938,12 @@ static void run_round(struct os *m, int i)
           m->hooks.kernel(m->hooks.ctx, 0 /* KACT_SYSCALL */, nr, bytes);
         }
         sys_dispatch(m, t);
+        oom_check(m, t);
         if (t->state == TASK_RUNNABLE) signal_deliver(m, t);
         if (left) left--;
         if (cpu->slice_left) cpu->slice_left--;
       } else if (stop == AXP_STOP_TRAP) {
+        if (cpu->trap.sig == GSIG_KILL) m->oom_kills++;
         signal_force(m, t, &cpu->trap);
         signal_deliver(m, t);
       } else if (stop == AXP_STOP_INTERRUPT) {
@@ -993,6 +1007,13 @@ void os_destroy(struct os *m)
 
 struct physmem *os_phys(struct os *m)
 {
-  if (!m->phys) m->phys = phys_create(PHYS_DEFAULT_BYTES);
+  if (m->phys) return m->phys;
+  uint64_t bytes = m->opt.ram_bytes ? m->opt.ram_bytes : PHYS_DEFAULT_BYTES;
+  if (bytes <= KIMAGE_PHYS_BYTES) return NULL;
+  m->phys = phys_create(bytes);
+  if (m->phys && phys_reserve(m->phys, 0, KIMAGE_PHYS_BYTES / PHYS_PAGE) != 0) {
+    phys_destroy(m->phys);
+    m->phys = NULL;
+  }
   return m->phys;
 }

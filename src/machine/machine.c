@@ -140,6 +140,20 @@ static const struct axp_insn *fetch_cb(void *ctx, uint64_t pc)
   return axp_fetch_decoded(&c->m->os->cpus[c->id], t->mm, pc);
 }
 
+/* The ITB's translation for Icache fills: KSEG for the kernel, the running
+ * task's page for user code (an unbacked address for a page without a frame:
+ * a wrong-path fetch or a prefetch allocates nothing). */
+static uint64_t xlate_cb(void *ctx, unsigned asn, uint64_t va)
+{
+  struct mcpu *c = ctx;
+  (void)asn;
+  if (va >= KIMAGE_KSEG) return va - KIMAGE_KSEG;
+  struct task *t = c->m->os->current;
+  bool fault = false;
+  if (!t || !t->mm) return va | MM_PA_UNBACKED;
+  return mm_phys(t->mm, va, 0, false, &fault);
+}
+
 static void fate_cb(void *ctx, const struct uop_fate *f)
 {
   struct mcpu *c = ctx;
@@ -297,6 +311,7 @@ static uint64_t kernel_operands(struct mcpu *c, struct uarch_insn *ui)
   uint64_t h = kmix(ui->pc), v = kmix(c->kstate ^ ui->pc);
   ui->taken = false;
   ui->ea = 0;
+  ui->pa_valid = false;
   switch (axp_info[d->id].cls) {
   case AXP_CLS_IBR: {
     static const unsigned taken_pct[4] = { 50, 90, 10, 97 };
@@ -307,6 +322,8 @@ static uint64_t kernel_operands(struct mcpu *c, struct uarch_insn *ui)
     uint64_t page = (ui->pc - KIMAGE_TEXT_BASE) & ~0x1FFFull;
     ui->ea = KDATA_BASE + page + ((uint64_t)d->imm & 0x1FF8);
     if (h & 4) ui->ea += (c->kstate >> 3 & 0xF) * 0x2000;   /* one of 16 task structures */
+    ui->pa = ui->ea - KIMAGE_KSEG;   /* KSEG: the kernel's reserved memory */
+    ui->pa_valid = true;
     return ui->pc + 4;
   }
   default:
@@ -397,6 +414,9 @@ static bool before(void *ctx, const struct uarch_insn *ui)
       c->last_touched = t->mm->pages_touched;
     } else if (t->mm->pages_touched != c->last_touched) {
       uint64_t n = t->mm->pages_touched - c->last_touched;
+      /* The touch was this instruction's own (its access took the frame
+       * before it runs): the fault is at its pc. */
+      if (ui->fault) c->last_pc = ui->pc;
       /* Charged once, here: the other CPUs running this address space's
        * threads have seen these touches too. */
       for (int i = 0; i < c->m->ncpus; i++)
@@ -750,6 +770,7 @@ static int attach_cpu(struct machine *m, int id)
   ev67_pmu_init(&c->pmu, 0);
   c->core = ev67_create(&ev67_default_config, fetch_cb, fate_cb, c);
   if (!c->core) return -1;
+  ev67_set_xlate(c->core, xlate_cb, c);
   c->next_tick = m->tick_cycles;
   c->hook = (struct cpu_timing){ before, c };
   m->os->cpus[id].timing = &c->hook;

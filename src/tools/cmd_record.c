@@ -161,6 +161,7 @@ static void usage(FILE *f)
     "      --seed N          seed for the guest and for randomized intervals\n"
     "      --cpus N          CPUs of the machine (default 1: a single-threaded program\n"
     "                        gains nothing from more, and the CPUs are simulated in turn)\n"
+    "      --ram SIZE        physical memory of the machine (default 1G, 64M to 64G)\n"
     "  -a, --all-cpus        system-wide: every task on every CPU (needs --privileged)\n"
     "  -C, --cpu LIST        system-wide on these CPUs only (0,1 or 0-1)\n"
     "      --per-thread      follow the workload's first thread only (no inherit)\n"
@@ -269,7 +270,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "call-graph", required_argument, 0, 'G' }, { "user-regs", optional_argument, 0, 'U' },
     { "intr-regs", optional_argument, 0, 'I' }, { "truth", no_argument, 0, 'X' },
     { "max-sample-rate", required_argument, 0, 'R' },
-    { "unwind-at-record", no_argument, 0, 1001 }, { "callchain-truth", required_argument, 0, 1002 }, { 0, 0, 0, 0 },
+    { "ram", required_argument, 0, 1101 }, { "unwind-at-record", no_argument, 0, 1001 }, { "callchain-truth", required_argument, 0, 1002 }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
@@ -290,6 +291,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 'q': o->quiet = true; break;
     case 'v': o->verbose = true; break;
     case 'M': if (tool_parse_cpus("record", optarg, &o->mo.ncpus)) return 2; break;
+    case 1101: if (tool_parse_ram("record", optarg, &o->mo.os.ram_bytes)) return 2; break;
     case 'a': o->all_cpus = true; break;
     case 'C': o->cpu_list = optarg; break;
     case 'T': o->per_thread = true; break;

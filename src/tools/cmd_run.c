@@ -23,6 +23,8 @@ static void run_usage(FILE *f)
     "  --seed N        seed for the guest's random numbers (default 0)\n"
     "  --cpus N        CPUs of the machine (default 1); threads and processes run\n"
     "                  on them concurrently in simulated time\n"
+    "  --ram SIZE      physical memory of the machine (default 1G; K, M, G suffixes,\n"
+    "                  64M to 64G); a program that needs more is OOM-killed\n"
     "  --stats         print instructions, wall time and MIPS to stderr\n"
     "  --trace         run with the trace unit on (trace//, drained through its\n"
     "                  AUX area and discarded): with --stats, the trace bytes\n"
@@ -118,6 +120,7 @@ int cmd_run(int argc, char **argv)
     { "cpus", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' },
     { "timed", no_argument, 0, 'T' }, { "privileged", no_argument, 0, 'P' },
     { "paranoid", required_argument, 0, 'N' }, { "trace", no_argument, 0, 'X' },
+    { "ram", required_argument, 0, 1101 },
     { 0, 0, 0, 0 },
   };
   struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" }, .perf = { .paranoid = 2 } };
@@ -145,6 +148,7 @@ int cmd_run(int argc, char **argv)
       if (*end || !*optarg) { fprintf(stderr, "profileme run: bad --paranoid '%s'\n", optarg); return 2; }
       break;
     }
+    case 1101: if (tool_parse_ram("run", optarg, &mo.os.ram_bytes)) return 2; break;
     case 'h': run_usage(stdout); return 0;
     default: run_usage(stderr); return 2;
     }

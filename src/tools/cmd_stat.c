@@ -165,6 +165,7 @@ static void usage(FILE *f)
     "      --seed N       guest random seed (runs are deterministic)\n"
     "      --cpus N       CPUs of the machine (default 1: a single-threaded program\n"
     "                     gains nothing from more, and the CPUs are simulated in turn)\n"
+    "      --ram SIZE     physical memory of the machine (default 1G, 64M to 64G)\n"
     "      --sysroot DIR  where absolute guest paths are looked up first\n"
     "      --dump-fates FROM:COUNT  print the fates of fetched instructions FROM..\n"
     "      --user         count as a normal user (default: as root; the EV67 cannot\n"
@@ -259,7 +260,7 @@ int cmd_stat(int argc, char **argv)
     { "paranoid", required_argument, 0, 'N' }, { "cpus", required_argument, 0, 'M' },
     { "all-cpus", no_argument, 0, 'a' }, { "cpu", required_argument, 0, 'C' },
     { "no-aggr", no_argument, 0, 'A' }, { "per-cpu", no_argument, 0, 'A' },
-    { "verbose", no_argument, 0, 'v' }, { 0, 0, 0, 0 },
+    { "verbose", no_argument, 0, 'v' }, { "ram", required_argument, 0, 1101 }, { 0, 0, 0, 0 },
   };
   struct stat_run r;
   memset(&r, 0, sizeof r);
@@ -301,6 +302,7 @@ int cmd_stat(int argc, char **argv)
     }
     case 'U': mo.perf.privileged = false; break;
     case 'M': if (tool_parse_cpus("stat", optarg, &mo.ncpus)) return 2; break;
+    case 1101: if (tool_parse_ram("stat", optarg, &mo.os.ram_bytes)) return 2; break;
     case 'a': all_cpus = true; break;
     case 'C': cpu_list = optarg; break;
     case 'A': r.no_aggr = true; break;

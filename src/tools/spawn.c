@@ -1,5 +1,6 @@
 /* tool_spawn, tool_exit_status and the progress line; see spawn.h. */
 #include "tools/spawn.h"
+#include "guest/phys.h"
 #include "util/err.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,27 @@ int tool_parse_cpus(const char *cmd, const char *arg, int *ncpus)
     return 2;
   }
   *ncpus = (int)v;
+  return 0;
+}
+
+int tool_parse_ram(const char *cmd, const char *arg, uint64_t *bytes)
+{
+  char *end;
+  unsigned long long v = strtoull(arg, &end, 10);
+  uint64_t unit = 1;
+  if (*end == 'K' || *end == 'k') unit = 1ull << 10;
+  else if (*end == 'M' || *end == 'm') unit = 1ull << 20;
+  else if (*end == 'G' || *end == 'g') unit = 1ull << 30;
+  if (unit > 1) end++;
+  uint64_t b = (uint64_t)v * unit;
+  /* The kernel keeps its 32 MB; the allocator numbers frames in 32 bits. */
+  if (!*arg || *end || arg[0] == '-' || v > (64ull << 30) / unit || b < (64ull << 20) ||
+      b > (64ull << 30) || b % PHYS_PAGE) {
+    fprintf(stderr, "profileme %s: --ram wants a size of whole 8 KB frames from 64M to 64G "
+            "(a number with K, M or G), not '%s'\n", cmd, arg);
+    return 2;
+  }
+  *bytes = b;
   return 0;
 }
 

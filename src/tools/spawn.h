@@ -14,6 +14,9 @@ struct machine *tool_spawn(const char *cmd, const struct machine_opts *mo, int a
 /* Parses --cpus: 1..MACHINE_MAX_CPUS. Returns 0, or 2 (the exit status)
  * after a message. */
 int tool_parse_cpus(const char *cmd, const char *arg, int *ncpus);
+/* Parses --ram SIZE (64M..64G, whole frames) into *bytes; prints the error
+ * and returns 2 when it is not one. */
+int tool_parse_ram(const char *cmd, const char *arg, uint64_t *bytes);
 /* Parses a CPU list ("0,2", "0-3") of a machine of ncpus CPUs into out
  * (at most MACHINE_MAX_CPUS, ascending, no repeats). Returns 0, or 2 after a
  * message. */

@@ -166,6 +166,11 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
   return m;
 }
 
+void ev67_set_xlate(struct ev67 *m, memsys_xlate_fn fn, void *ctx)
+{
+  memsys_set_xlate(m->ms, fn, ctx);
+}
+
 void ev67_destroy(struct ev67 *m)
 {
   if (!m) return;
@@ -721,7 +726,8 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
       redirect = kill + m->cfg.unaligned_fixup;
       trap = true;
     } else {
-      memsys_data(m->ms, in->asn, in->ea, u->size, u->store, f->issue, &acc);
+      memsys_data_pa(m->ms, in->asn, in->ea, in->pa_valid ? in->pa : in->ea, u->size, u->store,
+                     f->issue, &acc);
       if (acc.tlb_miss) {
         f->flags |= FATE_TRAP | FATE_DTB_MISS;
         f->trap = EV67_TRAP_DTB_MISS;

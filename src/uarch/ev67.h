@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "uarch/uarch.h"
+#include "uarch/memsys.h"
 
 struct ev67;
 
@@ -32,6 +33,9 @@ struct ev67_stats {
 struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch,
                          ev67_fate_fn sink, void *ctx);
 void ev67_destroy(struct ev67 *m);
+/* The ITB's translation for Icache fills (memsys_set_xlate); data accesses
+ * bring their physical address in uarch_insn.pa. */
+void ev67_set_xlate(struct ev67 *m, memsys_xlate_fn fn, void *ctx);
 
 /* Times one correct-path instruction. Returns its fate (valid until the next
  * call). For an instruction that traps and is re-executed (DTB miss, replay)

@@ -4,7 +4,10 @@
  * installed in its caches when its miss is presented and carries the cycle its
  * fill completes, so a later access before then pays only the rest; a MAF
  * entry is busy while its ready cycle is after the current cycle. The Icache
- * is not kept a subset (software keeps it coherent with imb, HRM 4.5.1). */
+ * is not kept a subset (software keeps it coherent with imb, HRM 4.5.1).
+ * Dcache tags, Bcache tags and MAF lines are physical; a Dcache set is chosen
+ * by virtual address bits, and a physical line is in at most one of the sets
+ * its virtual index may name (the synonyms; HRM 2.1.5.2). */
 #include <stdlib.h>
 #include <string.h>
 #include "uarch/memsys.h"
@@ -62,6 +65,9 @@ struct memsys {
   struct tb dtb, itb;
   struct maf *maf;
   unsigned nmaf;
+  unsigned dc_synonyms;  /* Dcache sets a physical line may be in: 2^(index bits above the page) */
+  memsys_xlate_fn xlate;
+  void *xlate_ctx;
   struct memsys_stats st;
 };
 
@@ -208,6 +214,13 @@ static struct line *cache_victim(struct cache *c, struct line *set)
   return &set[v];
 }
 
+/* The k-th address whose virtual index names a set physical line `line` may
+ * be in: its page offset bits with k in the index bits above the page. */
+static uint64_t synonym(uint64_t line, unsigned k)
+{
+  return (line & (((uint64_t)1 << PAGE_SHIFT) - 1)) | (uint64_t)k << PAGE_SHIFT;
+}
+
 /* Writes a dirty Dcache victim into the Bcache (through the victim buffer,
  * HRM 2.1.4.1; its occupancy is not modelled). */
 static void dc_writeback(struct memsys *ms, uint64_t line)
@@ -226,13 +239,15 @@ static void bc_evict(struct memsys *ms, uint64_t tag)
 {
   uint64_t line = tag & ms->line_mask;
   bool dirty = tag & T_DIRTY;
-  struct line *set = cache_set(ms, &ms->dc, line);
-  for (unsigned w = 0; w < ms->dc.ways; w++)
-    if ((set[w].tag & T_MATCH) == (line | T_VALID)) {
-      dirty |= set[w].tag & T_DIRTY;
-      set[w].tag = 0;
-      ms->st.bc_back_invals++;
-    }
+  for (unsigned k = 0; k < ms->dc_synonyms; k++) {
+    struct line *set = cache_set(ms, &ms->dc, synonym(line, k));
+    for (unsigned w = 0; w < ms->dc.ways; w++)
+      if ((set[w].tag & T_MATCH) == (line | T_VALID)) {
+        dirty |= set[w].tag & T_DIRTY;
+        set[w].tag = 0;
+        ms->st.bc_back_invals++;
+      }
+  }
   if (dirty) ms->st.bc_writebacks++;
 }
 
@@ -293,8 +308,26 @@ static void report_fill(struct mem_access *o, unsigned lat, uint8_t level, bool 
 }
 
 /* One line of a data access. o starts zeroed. */
-static void data_line(struct memsys *ms, unsigned asnf, uint64_t va, bool store, uint64_t cycle,
-                      struct mem_access *o)
+/* A Dcache miss for physical line `line` in set home: a copy of the line under
+ * another virtual index (a synonym) leaves that set, written back if dirty,
+ * so that the fill is its only copy. */
+static void dc_unalias(struct memsys *ms, uint64_t line, const struct line *home)
+{
+  if (ms->dc_synonyms < 2) return;
+  for (unsigned k = 0; k < ms->dc_synonyms; k++) {
+    struct line *set = cache_set(ms, &ms->dc, synonym(line, k));
+    if (set == home) continue;
+    for (unsigned w = 0; w < ms->dc.ways; w++)
+      if ((set[w].tag & T_MATCH) == (line | T_VALID)) {
+        if (set[w].tag & T_DIRTY) dc_writeback(ms, line);
+        set[w].tag = 0;
+        ms->st.dc_aliases++;
+      }
+  }
+}
+
+static void data_line(struct memsys *ms, unsigned asnf, uint64_t va, uint64_t pa, bool store,
+                      uint64_t cycle, struct mem_access *o)
 {
   ms->st.dtb_accesses++;
   if (!tb_lookup(&ms->dtb, va, asnf)) {
@@ -304,7 +337,7 @@ static void data_line(struct memsys *ms, unsigned asnf, uint64_t va, bool store,
     o->latency = ms->cfg.tb_fill_cycles;
     cycle += ms->cfg.tb_fill_cycles;
   }
-  uint64_t line = va & ms->line_mask;
+  uint64_t line = pa & ms->line_mask;
   unsigned hit = ms->cfg.lat_ld_int;
   struct line *set = cache_set(ms, &ms->dc, va);
   ms->st.dc_accesses++;
@@ -322,6 +355,7 @@ static void data_line(struct memsys *ms, unsigned asnf, uint64_t va, bool store,
     report_fill(o, r > hit ? r : hit, (uint8_t)((l->tag & T_LVL_MASK) >> T_LVL_SHIFT), true);
     return;
   }
+  dc_unalias(ms, line, set);
   struct fill f;
   bool merged = fill_line(ms, line, cycle, &f, o);
   if (merged) ms->st.dc_merges++;
@@ -335,18 +369,18 @@ static void data_line(struct memsys *ms, unsigned asnf, uint64_t va, bool store,
   report_fill(o, r > hit ? r : hit, f.level, merged);
 }
 
-void memsys_data(struct memsys *ms, unsigned asn, uint64_t va, unsigned size, bool store,
-                 uint64_t cycle, struct mem_access *out)
+void memsys_data_pa(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, unsigned size,
+                    bool store, uint64_t cycle, struct mem_access *out)
 {
   unsigned asnf = asn_field(asn);
   uint64_t last = va + (size ? size - 1 : 0);
   *out = (struct mem_access){ 0 };
   if (store) ms->st.stores++;
   else ms->st.loads++;
-  data_line(ms, asnf, va, store, cycle, out);
+  data_line(ms, asnf, va, pa, store, cycle, out);
   if ((last ^ va) & ms->line_mask) {
     struct mem_access o2 = { 0 };
-    data_line(ms, asnf, last, store, cycle, &o2);
+    data_line(ms, asnf, last, pa + (last - va), store, cycle, &o2);
     if (o2.latency > out->latency) out->latency = o2.latency;
     if (o2.level > out->level) out->level = o2.level;
     out->tlb_miss |= o2.tlb_miss;
@@ -355,6 +389,18 @@ void memsys_data(struct memsys *ms, unsigned asn, uint64_t va, unsigned size, bo
     out->merged |= o2.merged;
     out->maf_wait |= o2.maf_wait;
   }
+}
+
+void memsys_data(struct memsys *ms, unsigned asn, uint64_t va, unsigned size, bool store,
+                 uint64_t cycle, struct mem_access *out)
+{
+  memsys_data_pa(ms, asn, va, va, size, store, cycle, out);
+}
+
+void memsys_set_xlate(struct memsys *ms, memsys_xlate_fn fn, void *ctx)
+{
+  ms->xlate = fn;
+  ms->xlate_ctx = ctx;
 }
 
 void memsys_fetch(struct memsys *ms, unsigned asn, uint64_t pc, uint64_t cycle,
@@ -384,8 +430,10 @@ void memsys_fetch(struct memsys *ms, unsigned asn, uint64_t pc, uint64_t cycle,
     out->latency = ms->cfg.tb_fill_cycles;
     cycle += ms->cfg.tb_fill_cycles;
   }
+  /* The fill reads the Bcache and memory at the ITB's physical address. */
+  uint64_t pline = ms->xlate ? ms->xlate(ms->xlate_ctx, asn, pc) & ms->line_mask : line;
   struct fill f;
-  bool merged = fill_line(ms, line, cycle, &f, out);
+  bool merged = fill_line(ms, pline, cycle, &f, out);
   if (merged) ms->st.ic_merges++;
   else ms->st.ic_misses++;
   struct line *v = cache_victim(&ms->ic, set);
@@ -439,6 +487,10 @@ struct memsys *memsys_create(const struct ev67_config *cfg)
   ms->line_mask = ~(uint64_t)(lb - 1);
   ms->bc_mask = cfg->bcache_bytes / lb - 1;
   ms->nmaf = cfg->maf_entries;
+  {
+    uint64_t way_bytes = cfg->l1d_ways ? cfg->l1d_bytes / cfg->l1d_ways : 0;
+    ms->dc_synonyms = way_bytes > ((uint64_t)1 << PAGE_SHIFT) ? (unsigned)(way_bytes >> PAGE_SHIFT) : 1;
+  }
   ms->bc = calloc(ms->bc_mask + 1, sizeof *ms->bc);
   ms->maf = calloc(ms->nmaf, sizeof *ms->maf);
   bool ok = ms->bc && ms->maf && cache_init(&ms->dc, cfg->l1d_bytes, cfg->l1d_ways, lb) &&

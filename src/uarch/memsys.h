@@ -5,8 +5,13 @@
  * latency comes from the ev67_config given to memsys_create; all state is
  * allocated there, nothing is allocated per access. Cycles are absolute and
  * calls should come in roughly increasing cycle order (out-of-order issue is
- * tolerated, see docs/timing.md "Memory hierarchy"). There is no physical
- * memory model yet: a virtual address is used as its own physical address. */
+ * tolerated, see docs/timing.md "Memory hierarchy"). Addresses are as the
+ * 21264 uses them (HRM 2.1.5): the Icache is virtually indexed and tagged
+ * (with the ASN), the Dcache virtually indexed and physically tagged (one of
+ * the synonyms of a physical line at a time, HRM 2.1.5.2), the Bcache, the
+ * MAF and memory physical; the TBs are looked up by virtual page. Physical
+ * addresses come with each data access and, for fetches, from a translation
+ * callback (the identity when none is set). */
 #ifndef UARCH_MEMSYS_H
 #define UARCH_MEMSYS_H
 #include <stdbool.h>
@@ -43,6 +48,7 @@ struct memsys_stats {
   uint64_t ic_accesses, ic_misses, ic_merges;
   uint64_t bc_accesses, bc_misses, bc_writebacks;
   uint64_t bc_back_invals;      /* Dcache lines invalidated to keep the Dcache a subset */
+  uint64_t dc_aliases;          /* a line found under another virtual index (a synonym) and moved */
   uint64_t dtb_accesses, dtb_misses, itb_accesses, itb_misses;
   uint64_t maf_waits, maf_wait_cycles;
 };
@@ -52,12 +58,22 @@ struct memsys_stats {
 struct memsys *memsys_create(const struct ev67_config *cfg);
 void memsys_destroy(struct memsys *ms);
 
-/* A data load or store of size bytes at va, issued at cycle, in address space
- * asn: DTB, Dcache, Bcache, memory. Stores write-allocate and dirty the line.
- * An access that crosses a line boundary touches both lines and reports the
- * slower. Fills *out. */
+/* A data load or store of size bytes at va (physical address pa), issued at
+ * cycle, in address space asn: DTB, Dcache, Bcache, memory. Stores
+ * write-allocate and dirty the line. An access that crosses a line boundary
+ * touches both lines (the second at pa plus the same distance) and reports
+ * the slower. Fills *out. */
+void memsys_data_pa(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, unsigned size,
+                    bool store, uint64_t cycle, struct mem_access *out);
+/* The same with pa = va (tests of the hierarchy alone). */
 void memsys_data(struct memsys *ms, unsigned asn, uint64_t va, unsigned size, bool store,
                  uint64_t cycle, struct mem_access *out);
+
+/* The physical address of virtual address va in address space asn, for the
+ * fills of Icache misses (the ITB's translation). */
+typedef uint64_t (*memsys_xlate_fn)(void *ctx, unsigned asn, uint64_t va);
+/* Sets the translation (NULL: the identity). */
+void memsys_set_xlate(struct memsys *ms, memsys_xlate_fn fn, void *ctx);
 
 /* An instruction fetch of the aligned block holding pc at cycle: Icache, and
  * on an Icache miss only the ITB (HRM 2.1.1.3), then Bcache and memory.

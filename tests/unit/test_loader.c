@@ -5,6 +5,7 @@
 #include "check.h"
 #include "guest/loader.h"
 #include "guest/mem.h"
+#include "guest/phys.h"
 #include "util/err.h"
 #include <elf.h>
 #include <string.h>
@@ -41,6 +42,14 @@ static void put_ehdr(uint8_t *f, uint64_t phoff, int nph)
   memcpy(f, &eh, sizeof eh);
 }
 
+/* One RAM for all the address spaces of these tests (freed at exit). */
+static struct physmem *ram(void)
+{
+  static struct physmem *p;
+  if (!p) p = phys_create(256ull << 20);
+  return p;
+}
+
 static uint64_t err_u64(int err) { return (uint64_t)(int64_t)err; }
 
 static void put_load(uint8_t *f, uint64_t phoff, int i, uint64_t vaddr, uint64_t off,
@@ -63,7 +72,7 @@ static void test_misaligned_headers(int shift)
   put_ehdr(f, phoff, 1);
   put_load(f, phoff, 0, BASE, 0, len, len, PF_R | PF_X);
   CHECK_EQ_U64(elf_check(f, len), 0, "misaligned +%d: elf_check accepts e_phoff 67", shift);
-  struct guest_mm *mm = mm_create();
+  struct guest_mm *mm = mm_create(ram());
   struct elf_image img;
   CHECK_EQ_U64(elf_load(mm, f, len, 0, &img), 0, "misaligned +%d: elf_load loads it", shift);
   CHECK_EQ_U64(img.phdr, BASE + phoff, "misaligned +%d: AT_PHDR points at the headers", shift);
@@ -85,7 +94,7 @@ static void test_bss_tail(void)
   memset(store, 0xaa, sizeof store);
   put_ehdr(f, sizeof(Elf64_Ehdr), 1);
   put_load(f, sizeof(Elf64_Ehdr), 0, BASE, 0, filesz, memsz, PF_R | PF_W);
-  struct guest_mm *mm = mm_create();
+  struct guest_mm *mm = mm_create(ram());
   struct elf_image img;
   CHECK_EQ_U64(elf_load(mm, f, len, 0, &img), 0, "bss: elf_load");
   CHECK_EQ_U64(mm->pages_touched, 1, "bss: only the file-backed page has host memory");
@@ -107,7 +116,7 @@ static void test_huge_segments(void)
 {
   uint8_t *f = store;
   memset(store, 0, sizeof store);
-  struct guest_mm *mm = mm_create();
+  struct guest_mm *mm = mm_create(ram());
   struct elf_image img;
 
   put_ehdr(f, sizeof(Elf64_Ehdr), 1);
@@ -127,7 +136,7 @@ static void test_huge_segments(void)
   mm_put(mm);
 
   /* A large bss within the limit still loads, with no page touched. */
-  mm = mm_create();
+  mm = mm_create(ram());
   put_ehdr(f, phoff, 1);
   put_load(f, phoff, 0, BASE, 0, 0, 1ull << 30, PF_R | PF_W);
   CHECK_EQ_U64(elf_load(mm, f, P, 0, &img), 0, "huge: a 1 GB bss loads");

@@ -353,8 +353,68 @@ static void bench(void)
   memsys_destroy(ms);
 }
 
+static struct mem_access ldp(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, uint64_t cycle)
+{
+  struct mem_access a;
+  memsys_data_pa(ms, asn, va, pa, 8, false, cycle, &a);
+  return a;
+}
+
+/* An ITB for the tests: ASN 2's code at va is at physical va + 1 MB. */
+static uint64_t xlate_asn2(void *ctx, unsigned asn, uint64_t va)
+{
+  (void)ctx;
+  return asn == 2 ? va + MB : va;
+}
+
+/* Where the 21264 uses physical addresses (HRM 2.1.5): Dcache virtually
+ * indexed and physically tagged, one synonym at a time; Bcache and fills
+ * physical; Icache virtual with ASNs, filled from the physical line. */
+static void test_physical(void)
+{
+  struct memsys *ms = memsys_create(cfg);
+  uint64_t t = GAP, P = 0x4000000;   /* a physical line, index bits 13-14 zero */
+  CHECK_EQ_U64(ldp(ms, 1, BASE, P, t += GAP).level, LVL_MEM, "pa P: from memory");
+  CHECK_EQ_U64(ldp(ms, 2, BASE, P + 0x20000, t += GAP).level, LVL_MEM,
+               "the same va in another process, another frame: from memory, no false hit");
+  CHECK(!ldp(ms, 1, BASE, P, t += GAP).l1_miss, "both lines live in the set's two ways");
+  CHECK(!ldp(ms, 3, BASE + 32 * KB, P, t += GAP).l1_miss,
+        "another va with the same index and frame hits: the tag is physical");
+  struct mem_access a = ldp(ms, 3, BASE + 8 * KB, P, t += GAP);
+  CHECK(a.l1_miss && a.level == LVL_BCACHE && memsys_stats(ms)->dc_aliases == 1,
+        "a synonym under another index misses the Dcache, moves the line, hits the Bcache");
+  a = ldp(ms, 1, BASE, P, t += GAP);
+  CHECK(a.l1_miss && a.level == LVL_BCACHE && a.latency == B && memsys_stats(ms)->dc_aliases == 2,
+        "and back: one copy at a time");
+
+  /* Bcache inclusion finds a Dcache copy under any of its synonym sets. */
+  struct mem_access w;
+  uint64_t Q = 0x6000000;
+  memsys_data_pa(ms, 1, BASE + 16 * KB + 0x40, Q + 0x40, 8, true, t += GAP, &w);
+  uint64_t inv = memsys_stats(ms)->bc_back_invals, wb = memsys_stats(ms)->bc_writebacks;
+  ldp(ms, 1, BASE + 0x40 + 0x100000, Q + 0x40 + cfg->bcache_bytes, t += GAP);   /* the same Bcache block */
+  CHECK(memsys_stats(ms)->bc_back_invals == inv + 1 && memsys_stats(ms)->bc_writebacks == wb + 1,
+        "a Bcache eviction invalidates the dirty Dcache copy stored under another index");
+  CHECK_EQ_U64(ldp(ms, 1, BASE + 16 * KB + 0x40, Q + 0x40, t += GAP).level, LVL_MEM, "which then comes from memory");
+
+  /* The Icache: tagged by va and ASN, filled from the translated line. */
+  memsys_set_xlate(ms, xlate_asn2, NULL);
+  uint64_t pc = 0x200000000ull;
+  ldp(ms, 1, 0x300000000ull, pc + MB, t += GAP);   /* data at ASN 2's code's frame */
+  struct mem_access f;
+  memsys_fetch(ms, 1, pc, t += GAP, &f);
+  CHECK(f.l1_miss && f.level == LVL_MEM, "ASN 1's code: Icache miss from memory");
+  memsys_fetch(ms, 2, pc, t += GAP, &f);
+  CHECK(f.l1_miss && f.level == LVL_BCACHE,
+        "ASN 2's code at the same va misses the Icache and fills from its own frame, in the Bcache");
+  memsys_fetch(ms, 2, pc, t += GAP, &f);
+  CHECK(!f.l1_miss, "then hits");
+  memsys_destroy(ms);
+}
+
 int main(void)
 {
+  test_physical();
   test_create();
   test_sequential();
   test_set_conflict();
