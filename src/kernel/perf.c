@@ -1166,6 +1166,8 @@ static uint64_t next_on_grid(uint64_t prev, uint64_t step, uint64_t now)
   return prev + ((now - prev) / step + 1) * step;
 }
 
+static void sw_clock_update(struct perf_event *e);
+
 void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint64_t pc, bool kernel)
 {
   if (cpu < 0 || cpu >= c->sys.ncpus) return;
@@ -1178,10 +1180,7 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
     uint64_t period = e->attr.freq ? (e->attr.sample_freq ? 1000000000ull / e->attr.sample_freq : tick_ns)
                                    : e->hw.sample_period;
     if (!period) {
-      /* Counting only: the clock's nanoseconds since it was last counted. */
-      if (!e->next_deadline) e->next_deadline = e->tstamp;
-      if (now > e->next_deadline) e->count += now - e->next_deadline;
-      e->next_deadline = now;
+      sw_clock_update(e);   /* counting only */
       continue;
     }
     if (!e->next_deadline) e->next_deadline = e->tstamp + period;
@@ -1276,11 +1275,37 @@ static int sw_init(struct perf_event *e)
     return -ENOENT;
   }
 }
-static int sw_add(struct perf_event *e, int flags) { (void)flags; e->hw.state = 0; return 0; }
-static void sw_del(struct perf_event *e, int flags) { (void)flags; e->hw.state = PERF_HES_STOPPED; }
-static void sw_start(struct perf_event *e, int flags) { (void)flags; e->hw.state = 0; }
-static void sw_stop(struct perf_event *e, int flags) { (void)flags; e->hw.state = PERF_HES_STOPPED; }
-static void sw_read(struct perf_event *e) { (void)e; }
+/* A counting cpu-clock or task-clock: its count is the time it was on the
+ * CPU, brought up to date at every read, tick and sched-out as Linux's
+ * cpu_clock_event_update does, not only at ticks (a read between ticks
+ * would lag and the stretch after the last tick would be lost). */
+static bool sw_counting_clock(const struct perf_event *e)
+{
+  return (e->attr.config == PERF_COUNT_SW_CPU_CLOCK || e->attr.config == PERF_COUNT_SW_TASK_CLOCK) &&
+         !e->attr.freq && !e->hw.sample_period;
+}
+static void sw_clock_update(struct perf_event *e)
+{
+  if (!sw_counting_clock(e) || e->hw.state) return;
+  uint64_t now = perf_ctx_time(e->ctx);
+  if (now > e->next_deadline) e->count += now - e->next_deadline;
+  e->next_deadline = now;
+}
+static void sw_start(struct perf_event *e, int flags)
+{
+  (void)flags;
+  e->hw.state = 0;
+  if (sw_counting_clock(e)) e->next_deadline = perf_ctx_time(e->ctx);
+}
+static void sw_stop(struct perf_event *e, int flags)
+{
+  (void)flags;
+  sw_clock_update(e);
+  e->hw.state = PERF_HES_STOPPED;
+}
+static int sw_add(struct perf_event *e, int flags) { sw_start(e, flags); return 0; }
+static void sw_del(struct perf_event *e, int flags) { sw_stop(e, flags); }
+static void sw_read(struct perf_event *e) { sw_clock_update(e); }
 
 static const struct pmu sw_pmu = {
   .name = "software", .type = PERF_TYPE_SOFTWARE, .event_init = sw_init, .add = sw_add,
