@@ -271,7 +271,7 @@ static void test_file(const char *name, const char *data, const char *truth, uns
     if (c.trunc_st[i]) printf(" %s %" PRIu64, status_name(i), c.trunc_st[i]);
   printf("\n");
   if (c.nat) {
-    printf("callchain_truth %s (%s) stopped in:", name, mode);
+    printf("callchain_truth stops %s (%s), status@function:", name, mode);
     for (unsigned i = 0; i < c.nat; i++) printf(" %s %u", c.at[i].what, c.at[i].n);
     printf("\n");
   }
