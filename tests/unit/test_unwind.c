@@ -388,7 +388,7 @@ static const uint32_t resolve_stub[] = {
  * before its jmp. */
 static bool stub_file(char *path)
 {
-  uint8_t img[0x400] = { 0 };
+  _Alignas(8) uint8_t img[0x400] = { 0 };
   Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
   memcpy(eh->e_ident, ELFMAG, SELFMAG);
   eh->e_ident[EI_CLASS] = ELFCLASS64;
