@@ -366,6 +366,7 @@ static bool stub_row(const struct dso *d, uint64_t vpc, struct cfi_row *row)
     }
     if (op == 0x2d && rd == 26 && rb == UNW_REG_SP && ra == RA_REG) { ra = RA_SAVED; slot = disp - off; continue; }
     if (op == 0x29 && rd == 26 && rb == UNW_REG_SP) { ra = ra == RA_SAVED && disp - off == slot ? RA_REG : RA_LOST; continue; }
+    if (op == 0x2d && rb == UNW_REG_SP && ra == RA_SAVED && disp - off == slot && rd != 26) ra = RA_LOST;
     bool w26 = call ? rd == 26 : writes_reg(w, 26);
     if ((call ? rd == UNW_REG_SP : writes_reg(w, UNW_REG_SP))) return false;
     if (w26 && ra == RA_REG) ra = RA_LOST;

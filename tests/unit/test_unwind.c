@@ -382,13 +382,13 @@ static const uint32_t resolve_stub[] = {
   0x6bfb0000,                             /* 0x30 jmp (t12) */
 };
 
-/* Writes an ELF file whose one PT_LOAD (vaddr = file offset) holds three
+/* Writes an ELF file whose one PT_LOAD (vaddr = file offset) holds four
  * copies of the stub: as it is at 0x100; at 0x200 after an add instead of
  * the padding (no routine start); at 0x300 with a branch back to 0x314
- * before its jmp. */
+ * before its jmp; at 0x400 storing a0 over ra's slot. */
 static bool stub_file(char *path)
 {
-  _Alignas(8) uint8_t img[0x400] = { 0 };
+  _Alignas(8) uint8_t img[0x500] = { 0 };
   Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
   memcpy(eh->e_ident, ELFMAG, SELFMAG);
   eh->e_ident[EI_CLASS] = ELFCLASS64;
@@ -404,12 +404,14 @@ static bool stub_file(char *path)
   Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof *eh);
   *ph = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_filesz = sizeof img, .p_memsz = sizeof img,
                       .p_align = 0x10000 };
-  for (int c = 1; c <= 3; c++) memcpy(img + 0x100 * c, resolve_stub, sizeof resolve_stub);
+  for (int c = 1; c <= 4; c++) memcpy(img + 0x100 * c, resolve_stub, sizeof resolve_stub);
   static const uint32_t add = 0x40220401;          /* addq t0,t1,t0 */
   memcpy(img + 0x208, &add, 4);
   static const uint32_t bne = 0xf43ffff8;          /* bne t0,.-28 (0x314) */
   memcpy(img + 0x330, &bne, 4);
   memcpy(img + 0x334, &resolve_stub[12], 4);
+  static const uint32_t clobber = 0xb61e0000;      /* stq a0,0(sp) */
+  memcpy(img + 0x418, &clobber, 4);
   int fd = mkstemp(path);
   if (fd < 0) return false;
   bool ok = write(fd, img, sizeof img) == (ssize_t)sizeof img;
@@ -421,7 +423,7 @@ static const char *stub_path;
 static bool stub_map(void *ctx, uint64_t addr, struct unw_map *m)
 {
   (void)ctx;
-  if (addr < BIAS || addr >= BIAS + 0x400) return false;
+  if (addr < BIAS || addr >= BIAS + 0x500) return false;
   *m = (struct unw_map){ stub_path, BIAS, 0 };
   return true;
 }
@@ -471,6 +473,9 @@ static void test_stub(void)
         unw_status_str(res.status));
   stub_run(u, 0x318, 0, st, &res);
   CHECK(res.n == 1 && res.status == UNW_TRUNC_NOCFI, "stub: a branch back before its end: no CFI (%s)",
+        unw_status_str(res.status));
+  stub_run(u, 0x41c, 0, st, &res);
+  CHECK(res.n == 1 && res.status == UNW_TRUNC_NOCFI, "stub: ra's slot overwritten: no CFI (%s)",
         unw_status_str(res.status));
   unw_destroy(u);
   unlink(path);
