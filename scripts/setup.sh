@@ -74,6 +74,20 @@ else
   say "all ${#PACKAGES[@]} packages present"
 fi
 
+# The Firefox Profiler's own profile loading code, as Mozilla publishes it
+# for the command line (one 1.4 MB npm package, pinned): the oracle of
+# tests/scripts/firefox_profiler.sh, which is skipped without it. Only where
+# npm is installed; its wish for node 24 is a warning, it runs on node 20.
+FFP_CLI=@firefox-devtools/profiler-cli@0.10.0
+if command -v npm >/dev/null; then
+  if [ "$(profiler-cli --version 2>/dev/null)" != "${FFP_CLI##*@}" ]; then
+    say "installing $FFP_CLI (npm)"
+    quiet "${SUDO[@]}" npm install -g --no-audit --no-fund "$FFP_CLI"
+  fi
+else
+  say "no npm: tests/scripts/firefox_profiler.sh will be skipped"
+fi
+
 if [ "$build" = 1 ]; then
   say "building (make)"
   # Under sudo, build as the user who called it so build/ stays theirs.

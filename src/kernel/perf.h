@@ -88,7 +88,8 @@ struct perf_arch {
   uint64_t (*interrupted_pc)(void *ctx, int cpu, const struct perf_sample *s);
   /* The user call chain of sample s from its user frame (record-time
    * unwinding, docs/callgraph.md): the pc then return addresses, at most
-   * max. Returns the count. NULL: the pc only, as Linux on Alpha. */
+   * max entries, ending with PERF_CONTEXT_USER when the unwind stopped
+   * early. Returns the count. NULL: the pc only, as Linux on Alpha. */
   size_t (*user_chain)(void *ctx, int cpu, const struct perf_sample *s, const struct perf_regs *user,
                        uint64_t *ips, size_t max);
   /* Told of every sample written, with its user frame and its time (the

@@ -572,8 +572,11 @@ static uint64_t arch_interrupted_pc(void *ctx, int cpu, const struct perf_sample
 
 /* The user chain from the user frame with every register (r9-r15 too:
  * callee-saved, they are the task's own even during a system call) and the
- * task's stack as it is now. A truncated unwind ends the chain where it
- * stopped, as Linux's frame walkers do. */
+ * task's stack as it is now. An unwind that stopped before the outermost
+ * frame ends the chain where it stopped and is marked: an empty
+ * PERF_CONTEXT_USER context follows (docs/callgraph.md; perf reads a
+ * context with no entries as nothing), in the last slot when the chain
+ * fills max. */
 static size_t arch_user_chain(void *ctx, int cpu, const struct perf_sample *s, const struct perf_regs *user,
                               uint64_t *ips, size_t max)
 {
@@ -589,8 +592,15 @@ static size_t arch_user_chain(void *ctx, int cpu, const struct perf_sample *s, c
   struct unwind_ctx uc = { m, t->mm };
   struct unw_result res;
   unw_unwind(m->unw, &regs, &st, unwind_find_map, &uc, max < UNW_MAX_DEPTH ? (unsigned)max : UNW_MAX_DEPTH, &res);
-  memcpy(ips, res.pc, res.n * sizeof ips[0]);
-  return res.n;
+  size_t n = res.n;
+  if (res.status != UNW_COMPLETE && n > 0 && max > 1) {
+    if (n >= max) n = max - 1;
+    memcpy(ips, res.pc, n * sizeof ips[0]);
+    ips[n++] = (uint64_t)PERF_CONTEXT_USER;
+    return n;
+  }
+  memcpy(ips, res.pc, n * sizeof ips[0]);
+  return n;
 }
 
 /* The true stack of sample s: its user pc, then the shadow's return addresses. */

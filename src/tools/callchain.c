@@ -49,6 +49,12 @@ int cc_sample_frames(struct session *s, const struct pd_sample *smp, const struc
     for (uint64_t i = 0; i < smp->callchain_nr; i++) {
       uint64_t ip = smp->callchain[i];
       if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+        /* A user chain the recording unwinder stopped early ends with an
+         * empty user context (docs/callgraph.md): marked truncated. */
+        if (ip == (uint64_t)PERF_CONTEXT_USER && cpumode == PERF_RECORD_MISC_USER && i > 0 &&
+            smp->callchain[i - 1] < (uint64_t)PERF_CONTEXT_MAX &&
+            (i + 1 == smp->callchain_nr || smp->callchain[i + 1] >= (uint64_t)PERF_CONTEXT_MAX))
+          out->truncated = true;
         if (context_mode(ip, &cpumode)) continue;
         out->n = 0;
         out->bad = true;

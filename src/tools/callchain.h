@@ -22,7 +22,9 @@ struct cc_frames {
   struct cc_frame *f;
   size_t n, cap;
   bool bad;                      /* a bogus PERF_CONTEXT marker: chain dropped, as perf does */
-  bool truncated;                /* the unwinder stopped early (marked, never a guessed frame) */
+  bool truncated;                /* the unwinder stopped early (marked, never a guessed frame):
+                                    the dwarf unwinder's status, or a recorded user chain
+                                    ending with an empty PERF_CONTEXT_USER context */
 };
 void cc_frames_free(struct cc_frames *fr);
 /* Appends a frame. Returns 0 or PM_ENOMEM. */

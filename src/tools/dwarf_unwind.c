@@ -32,15 +32,18 @@ bool sample_user_unwind(struct unw *u, struct session *s, const struct pd_sample
   return true;
 }
 
-const uint64_t *sample_user_chain(const struct pd_sample *smp, size_t *n)
+const uint64_t *sample_user_chain(const struct pd_sample *smp, size_t *n, bool *truncated)
 {
   *n = 0;
+  *truncated = false;
   if (!smp->callchain) return NULL;
   for (uint64_t i = 0; i < smp->callchain_nr; i++) {
     if (smp->callchain[i] != PERF_CONTEXT_USER) continue;
     uint64_t j = i + 1;
     while (j < smp->callchain_nr && smp->callchain[j] < PERF_CONTEXT_MAX) j++;
     *n = (size_t)(j - i - 1);
+    *truncated = *n > 0 && j < smp->callchain_nr && smp->callchain[j] == PERF_CONTEXT_USER &&
+                 (j + 1 == smp->callchain_nr || smp->callchain[j + 1] >= PERF_CONTEXT_MAX);
     return smp->callchain + i + 1;
   }
   return NULL;

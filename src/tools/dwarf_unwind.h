@@ -15,7 +15,9 @@ bool sample_user_unwind(struct unw *u, struct session *s, const struct pd_sample
 
 /* The user part of a sample's PERF_SAMPLE_CALLCHAIN (the entries after
  * PERF_CONTEXT_USER up to the next context marker): *n entries at the
- * returned pointer, NULL when there is none. */
-const uint64_t *sample_user_chain(const struct pd_sample *smp, size_t *n);
+ * returned pointer, NULL when there is none. *truncated: they are followed
+ * by an empty PERF_CONTEXT_USER context, the mark of a chain the recording
+ * unwinder stopped early (record --unwind-at-record, docs/callgraph.md). */
+const uint64_t *sample_user_chain(const struct pd_sample *smp, size_t *n, bool *truncated);
 
 #endif

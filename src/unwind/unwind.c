@@ -282,11 +282,113 @@ static bool in_entry_code(const struct dso *d, uint64_t vpc)
   return vpc - d->entry < 0x1000;
 }
 
+/* Code without CFI: glibc's _dl_runtime_resolve on Alpha (the lazy-binding
+ * stub every first call through the PLT runs) is hand-written assembly with
+ * no FDE. Its rule is read from the code itself, as GDB's Alpha heuristic
+ * unwinder does, and only where the code leaves no doubt:
+ * - the routine starts at an "ldah $gp, X($27)" (an entry's ldgp) right
+ *   after a ret, jmp, br or padding nop, at most STUB_SCAN instructions
+ *   before vpc, with no FDE in between;
+ * - the code from there to vpc is straight-line (calls allowed: they keep
+ *   sp and the saved slots), moves sp only by "lda $30, d($30)", and
+ *   keeps ra in $26 or in one "stq $26, k($30)" slot;
+ * - from vpc on, the routine reaches its ret or jmp within STUB_SCAN
+ *   instructions with no branch back into [start, vpc].
+ * The row: CFA = sp + the frame size so far, ra in $26 or at its slot,
+ * the callee-saved registers the code writes unknown. False otherwise (the
+ * chain then ends as "no CFI"). */
+#define STUB_SCAN 64
+#define INSN_NOP  0x47ff041fu   /* bis $31, $31, $31 */
+#define INSN_UNOP 0x2ffe0000u   /* ldq_u $31, 0($30) */
+
+static bool ends_routine(uint32_t w)
+{
+  unsigned op = w >> 26;
+  return (op == 0x1a && ((w >> 14) & 3) != 1) || (op == 0x30 && ((w >> 21) & 31) == 31) ||
+         w == INSN_NOP || w == INSN_UNOP;
+}
+
+static bool stub_start(const struct dso *d, uint64_t vpc, uint64_t *start)
+{
+  for (unsigned i = 0; i <= STUB_SCAN && vpc >= 4u * i + 4; i++) {
+    uint64_t a = vpc - 4u * i;
+    uint32_t w, prev;
+    if ((i && cfi_find(&d->ix, a)) || !dso_insn(d, a, &w)) return false;
+    bool ldgp = (w >> 26) == 0x09 && ((w >> 21) & 31) == UNW_REG_GP && ((w >> 16) & 31) == 27;
+    if (ldgp) {
+      *start = a;
+      return dso_insn(d, a - 4, &prev) && ends_routine(prev);
+    }
+  }
+  return false;
+}
+
+/* Whether the code from vpc reaches the routine's end with no branch back
+ * into [start, vpc]. */
+static bool stub_tail_ok(const struct dso *d, uint64_t start, uint64_t vpc)
+{
+  for (unsigned i = 0; i < STUB_SCAN; i++) {
+    uint64_t a = vpc + 4u * i;
+    uint32_t w;
+    if (!dso_insn(d, a, &w)) return false;
+    unsigned op = w >> 26;
+    if (op == 0x1a) {
+      if (((w >> 14) & 3) != 1) return true;            /* ret, jmp: the end */
+      continue;                                          /* jsr: a call */
+    }
+    if (op >= 0x30 && op != 0x34) {                     /* branches, not bsr */
+      int64_t disp = (int64_t)((uint64_t)(w & 0x1fffff) << 43) >> 41;
+      uint64_t t = a + 4 + (uint64_t)disp;
+      if (t >= start && t <= vpc) return false;
+      if (op == 0x30 && ((w >> 21) & 31) == 31) return true;   /* br: the end */
+    }
+  }
+  return false;
+}
+
+static bool stub_row(const struct dso *d, uint64_t vpc, struct cfi_row *row)
+{
+  uint64_t start;
+  if (!stub_start(d, vpc, &start) || !stub_tail_ok(d, start, vpc)) return false;
+  enum { RA_REG, RA_SAVED, RA_LOST } ra = RA_REG;
+  int64_t off = 0, slot = 0;                             /* CFA = sp + off; ra at CFA + slot */
+  uint32_t written = 0;
+  for (uint64_t a = start; a < vpc; a += 4) {
+    uint32_t w;
+    if (!dso_insn(d, a, &w)) return false;
+    unsigned op = w >> 26, rd = (w >> 21) & 31, rb = (w >> 16) & 31;
+    int64_t disp = (int16_t)(w & 0xffff);
+    bool call = op == 0x34 || (op == 0x1a && ((w >> 14) & 3) == 1);
+    if (op == 0x00 || (op >= 0x30 && !call) || (op == 0x1a && !call)) return false;
+    if (op == 0x08 && rd == UNW_REG_SP && rb == UNW_REG_SP) {
+      if ((off -= disp) < 0) return false;
+      continue;
+    }
+    if (op == 0x2d && rd == 26 && rb == UNW_REG_SP && ra == RA_REG) { ra = RA_SAVED; slot = disp - off; continue; }
+    if (op == 0x29 && rd == 26 && rb == UNW_REG_SP) { ra = ra == RA_SAVED && disp - off == slot ? RA_REG : RA_LOST; continue; }
+    if (op == 0x2d && rb == UNW_REG_SP && ra == RA_SAVED && disp - off == slot && rd != 26) ra = RA_LOST;
+    bool w26 = call ? rd == 26 : writes_reg(w, 26);
+    if ((call ? rd == UNW_REG_SP : writes_reg(w, UNW_REG_SP))) return false;
+    if (w26 && ra == RA_REG) ra = RA_LOST;
+    for (unsigned r = 9; r <= 15; r++)
+      if (call ? rd == r : writes_reg(w, r)) written |= 1u << r;
+  }
+  if (ra == RA_LOST) return false;
+  memset(row, 0, sizeof *row);
+  row->cfa_reg = UNW_REG_SP;
+  row->cfa_off = off;
+  row->ra = 26;
+  row->reg[26] = ra == RA_SAVED ? (struct cfi_rule){ .kind = CFI_OFFSET, .n = slot } : (struct cfi_rule){ .kind = CFI_SAME };
+  for (unsigned r = 9; r <= 15; r++)
+    if (written & (1u << r)) row->reg[r].kind = CFI_UNDEF;
+  return true;
+}
+
 /* What the CFI says at vpc of d: the row, or how the chain ends there. */
 static void row_compute(const struct dso *d, uint64_t vpc, struct row_ent *e)
 {
   const struct cfi_fde *f = cfi_find(&d->ix, vpc);
-  if (!f) e->state = in_entry_code(d, vpc) ? UNW_COMPLETE : UNW_TRUNC_NOCFI;
+  if (!f) e->state = in_entry_code(d, vpc) ? UNW_COMPLETE : stub_row(d, vpc, &e->row) ? UNW_NSTATUS : UNW_TRUNC_NOCFI;
   else if (d->entry && d->entry >= f->lo && d->entry < f->hi) e->state = UNW_COMPLETE;  /* _start */
   else if (!cfi_row_at(&d->ix, f, vpc, &e->row)) e->state = UNW_TRUNC_BADCFI;
   else if (e->row.reg[e->row.ra].kind == CFI_UNDEF) e->state = UNW_COMPLETE;

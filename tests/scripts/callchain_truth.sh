@@ -36,13 +36,18 @@ for src in tests/unwind/*.c; do
     fi
     for mode in dwarf record; do
       extra=()
-      # dwarf mode cannot sample r15: frames past an fp prologue (calls.c's
-      # alloca) truncate, marked: held to 90% exact per file (measured 93.8%
-      # to 100% as the environment moves the sampled instants) and to no
-      # wrong frame.
-      min=90
+      # dwarf mode cannot sample r15: a frame whose CFA is r15 after code
+      # that moved sp by a run-time amount (alloca: ld.so's
+      # _dl_relocate_object and dl_main at start-up, glibc's qsort_r)
+      # truncates, marked (docs/callgraph.md lists them). Per file: 98% for
+      # the static builds (measured 99.3-100%), 92% for the dynamic ones,
+      # which relocate in ld.so (95.0-97.5%; 93.8% once in the sanitizer
+      # build's environment); 97% over all files below (97.85%); no wrong frame.
+      min=92
+      [ $v = static ] && min=98
       # record-time unwinding: 97% per file (a 300-deep recursion's samples
-      # are cut at perf's 127 entries, a few per run), 99% over all files below
+      # are cut at perf's 127 entries, a few per run, marked), 99.5% over
+      # all files below (measured 99.70-99.80%)
       [ $mode = record ] && { extra=(--unwind-at-record); min=97; }
       d=$out/$name.$v.$mode
       if ! "$PROFILEME" record -q -F 50000 -m 256 --call-graph dwarf "${extra[@]}" --callchain-truth "$d.truth" \
@@ -54,12 +59,16 @@ for src in tests/unwind/*.c; do
     done
   done
 done
-# Over all workloads, record-time unwinding gives exactly the true stack for
-# at least 99% of the samples (the checker's summary lines in $log).
-awk '/\(unwound at record\): [0-9]+ samples, [0-9]+ exact/ {
-    for (i = 1; i <= NF; i++) { if ($i == "samples,") n += $(i - 1); if ($i == "exact") e += $(i - 1) } }
-  END { if (n && e * 100 >= n * 99) printf "PASS callchain_truth/record-time-overall: %d of %d samples (%.2f%%) exactly the true stack\n", e, n, 100 * e / n;
-        else printf "FAIL callchain_truth/record-time-overall: %d of %d samples exactly the true stack (99%% wanted)\n", e, n }' "$log"
+# Over all workloads, exactly the true stack for at least 99.5% of the
+# samples with record-time unwinding, 97% in dwarf mode (the checker's
+# summary lines in $log).
+for m in "unwound at record:record-time-overall:995" "dwarf, unwound from regs+stack:dwarf-overall:970"; do
+  IFS=: read -r mode name permille <<<"$m"
+  awk -v m="($mode): " -v name="$name" -v pm="$permille" 'index($0, m) && / samples, [0-9]+ exact/ {
+      for (i = 1; i <= NF; i++) { if ($i == "samples,") n += $(i - 1); if ($i == "exact") e += $(i - 1) } }
+    END { if (n && e * 1000 >= n * pm) printf "PASS callchain_truth/%s: %d of %d samples (%.2f%%) exactly the true stack\n", name, e, n, 100 * e / n;
+          else printf "FAIL callchain_truth/%s: %d of %d samples exactly the true stack (%.1f%% wanted)\n", name, e, n, pm / 10 }' "$log"
+done
 # Linux perf reads a record-time file as a call-graph one: the graph of
 # calls.static (symbols in the static binary) goes _start -> ... -> main.
 d=$out/calls.static.record
@@ -68,6 +77,16 @@ if command -v perf >/dev/null && [ -f "$d.data" ]; then
      grep -q -- '---_start' <<<"$rep" && ! grep -qi 'error\|invalid' <<<"$rep"; then
     echo "PASS callchain_truth/linux-perf-report-g: perf report -g shows the unwound chains"
   else echo "FAIL callchain_truth/linux-perf-report-g: $(head -c 300 <<<"$rep")"; fi
+fi
+# A record-time chain cut early ends with an empty user context (the mark):
+# Linux perf still shows its frames, as many per sample as our script.
+d=$out/calls.static.record.data
+if command -v perf >/dev/null && [ -f "$d" ]; then
+  frames() { awk 'BEGIN { RS = "" } { print split($0, l, "\n") - 1 }'; }
+  marked=$(grep 'calls.static (unwound at record): .* samples,' "$log" | grep -o ' marked [0-9]*' | awk '{ print $2 }')
+  if [ "$(perf script -i "$d" 2>/dev/null | frames | md5sum)" = "$("$PROFILEME" script -i "$d" 2>/dev/null | frames | md5sum)" ]; then
+    echo "PASS callchain_truth/linux-perf-marked: perf script shows every record-time chain whole (${marked:-0} marked truncated)"
+  else echo "FAIL callchain_truth/linux-perf-marked: perf script's frames per sample differ from ours"; fi
 fi
 # The commands show the unwound user frames of a dwarf-mode file: script's
 # chains end at _start (calls.static unwinds completely), report -g folded
@@ -101,7 +120,7 @@ for mode in "dwarf, unwound from regs+stack" "unwound at record"; do
   awk -v m="($mode):" '$0 ~ /^callchain_truth/ && index($0, m) {
       split($0, a, ": "); split(a[2], f, " ");
       n += f[1]; e += f[3]; t += f[6]; w += f[9] }
-    END { printf "callchain_truth all (%s) %d samples: %.2f%% exact, %.2f%% truncations (marked by the unwinder in dwarf mode), %d wrong\n",
+    END { printf "callchain_truth all (%s) %d samples: %.2f%% exact, %.2f%% truncations (all marked), %d wrong\n",
                  substr(m, 2, length(m) - 3), n, n ? 100 * e / n : 0, n ? 100 * t / n : 0, w
           ok = n > 0 && w == 0
           print (ok ? "PASS" : "FAIL") " callchain_truth/all (" substr(m, 2, length(m) - 3) "): no wrong frame in " n " samples" }' "$log"

@@ -57,6 +57,11 @@ static int write_files(const char *path, const char *huge)
   uint64_t mixed[] = { KERNEL, 0xffffffff81000010ull, USER, 0x1020, 0x2020 };
   uint64_t bogus[] = { USER, 0x1010, (uint64_t)-5, 0x2010 };
   uint64_t guest[] = { (uint64_t)PERF_CONTEXT_GUEST_USER, 0x1010 };
+  /* A record-time chain marked truncated (an empty user context after it,
+   * docs/callgraph.md), and a kernel chain with an empty user context: not
+   * marked, no user frame precedes it. perf ignores both empty contexts. */
+  uint64_t marked[] = { USER, 0x1010, 0x2010, USER };
+  uint64_t kempty[] = { KERNEL, 0xffffffff81000010ull, USER };
   static uint64_t loop[601];
   loop[0] = USER;
   for (int i = 1; i <= 600; i++) loop[i] = i % 2 ? 0x4010 : 0x5010;
@@ -67,6 +72,8 @@ static int write_files(const char *path, const char *huge)
   if (!e) e = emit(w, 0x1010, guest, 2, 2, PERF_RECORD_MISC_USER);
   for (int i = 0; i < 3 && !e; i++) e = emit(w, 0x4010, loop, 601, 601, PERF_RECORD_MISC_USER);
   if (!e) e = emit(w, 0x1010, good, 0, 0, PERF_RECORD_MISC_USER);   /* an empty chain */
+  if (!e) e = emit(w, 0x1010, marked, 4, 4, PERF_RECORD_MISC_USER);
+  if (!e) e = emit(w, 0xffffffff81000010ull, kempty, 3, 3, PERF_RECORD_MISC_KERNEL);
   if (pd_writer_close(w) || e) return 1;
   if (!huge) return 0;
   if (!(w = open_file(huge))) return 1;
@@ -74,7 +81,7 @@ static int write_files(const char *path, const char *huge)
   return pd_writer_close(w) || e;
 }
 
-struct seen { int n; size_t frames[16]; bool bad[16]; uint16_t mode[16][8]; };
+struct seen { int n; size_t frames[16]; bool bad[16], trunc[16]; uint16_t mode[16][8]; };
 
 static int on_rec(void *ctx, struct session *s, const struct session_rec *r)
 {
@@ -84,6 +91,7 @@ static int on_rec(void *ctx, struct session *s, const struct session_rec *r)
   if (cc_sample_frames(s, r->sample, NULL, &fr)) return PM_ENOMEM;
   sn->frames[sn->n] = fr.n;
   sn->bad[sn->n] = fr.bad;
+  sn->trunc[sn->n] = fr.truncated;
   for (size_t i = 0; i < fr.n && i < 8; i++) sn->mode[sn->n][i] = fr.f[i].cpumode;
   sn->n++;
   cc_frames_free(&fr);
@@ -176,7 +184,7 @@ int main(int argc, char **argv)
   struct session s;
   struct seen sn = { 0 };
   CHECK(session_open(&s, path, NULL) == 0 && session_run(&s, on_rec, &sn) == 0, "callchain: file read");
-  CHECK(sn.n == 12, "callchain: 12 samples (%d)", sn.n);
+  CHECK(sn.n == 14, "callchain: 14 samples (%d)", sn.n);
   CHECK(sn.frames[0] == 3 && !sn.bad[0] && sn.mode[0][0] == PERF_RECORD_MISC_USER, "callchain: user chain, 3 frames");
   CHECK(sn.frames[5] == 3 && sn.mode[5][0] == PERF_RECORD_MISC_KERNEL && sn.mode[5][1] == PERF_RECORD_MISC_USER,
         "callchain: KERNEL then USER markers switch the cpumode");
@@ -184,6 +192,9 @@ int main(int argc, char **argv)
   CHECK(sn.frames[7] == 0 && sn.bad[7], "callchain: GUEST markers too (perf's add_callchain_ip knows HV, KERNEL, USER)");
   CHECK(sn.frames[8] == 600 && !sn.bad[8], "callchain: 600-frame loop read whole (the report caps it)");
   CHECK(sn.frames[11] == 0 && !sn.bad[11], "callchain: empty chain");
+  CHECK(sn.frames[12] == 2 && !sn.bad[12] && sn.trunc[12] && !sn.trunc[0] && !sn.trunc[5] && !sn.trunc[8],
+        "callchain: a user chain followed by an empty user context is marked truncated, others not");
+  CHECK(sn.frames[13] == 1 && !sn.bad[13] && !sn.trunc[13], "callchain: an empty user context after kernel frames is no mark");
   session_close(&s);
   int e = session_open(&s, huge, NULL);
   if (!e) e = session_run(&s, on_rec, &sn);

@@ -99,7 +99,8 @@ struct cmp {
   size_t nt;
   struct unw *u;
   uint64_t samples, exact, trunc, wrong, unknown, nomatch, frames;
-  uint64_t trunc_st[UNW_NSTATUS + 1];  /* [UNW_NSTATUS]: a recorded chain shorter than the truth */
+  uint64_t trunc_st[UNW_NSTATUS + 2];  /* [UNW_NSTATUS]: a recorded chain marked truncated;
+                                          [UNW_NSTATUS + 1]: one shorter than the truth, unmarked */
   bool dwarf, chain;
   char first_wrong[512];
   /* The same samples through the commands' frames (cc_sample_frames with
@@ -107,7 +108,32 @@ struct cmp {
   struct cc_unwinder uw;
   bool have_uw;
   uint64_t fr_samples, fr_same;
+  /* Where the truncated chains stopped: "status@function" and how often. */
+  struct { char what[96]; unsigned n; } at[32];
+  unsigned nat;
 };
+
+static const char *status_name(int st)
+{
+  return st == UNW_NSTATUS ? "marked" : st == UNW_NSTATUS + 1 ? "unmarked" : unw_status_str(st);
+}
+
+/* Counts a truncation at the function holding pc (the chain's last frame). */
+static void note_stop(struct cmp *c, struct session *s, uint32_t pid, uint64_t pc, bool ret_addr, int status)
+{
+  struct sym_loc loc;
+  sym_resolve(s->m, pid, PERF_RECORD_MISC_USER, ret_addr ? pc - 4 : pc, &loc);
+  char what[96], fn[64];
+  const char *dso = loc.dso && strrchr(loc.dso->path, '/') ? strrchr(loc.dso->path, '/') + 1 : "?";
+  if (loc.sym) snprintf(fn, sizeof fn, "%s+%#" PRIx64, loc.sym->name, loc.vaddr - loc.sym->start);
+  else snprintf(fn, sizeof fn, "%s+%#" PRIx64, dso, loc.vaddr);
+  snprintf(what, sizeof what, "%s@%s%s", status_name(status), fn,
+           ret_addr ? "" : "(frame0)");
+  for (char *p = what; *p; p++) if (*p == ' ') *p = '_';
+  for (unsigned i = 0; i < c->nat; i++)
+    if (!strcmp(c->at[i].what, what)) { c->at[i].n++; return; }
+  if (c->nat < 32) { snprintf(c->at[c->nat].what, sizeof c->at[0].what, "%s", what); c->at[c->nat++].n = 1; }
+}
 
 static int truth_cmp(const void *a, const void *b)
 {
@@ -178,6 +204,8 @@ static int on_rec(void *ctx, struct session *s, const struct session_rec *r)
   if (sample_user_unwind(c->u, s, smp, UNW_MAX_DEPTH, &res)) {
     c->dwarf = true;
     judge(c, t, res.pc, res.n, res.status == UNW_COMPLETE, res.status);
+    if (res.status != UNW_COMPLETE && res.n)
+      note_stop(c, s, smp->pid, res.pc[res.n - 1], res.n > 1, res.status);
     /* The commands' user frames: the unwinder's, return addresses less 1. */
     struct cc_frames fr = { 0 };
     if (c->have_uw && cc_sample_frames(s, smp, &c->uw, &fr) == 0) {
@@ -193,18 +221,31 @@ static int on_rec(void *ctx, struct session *s, const struct session_rec *r)
     return 0;
   }
   size_t n;
-  const uint64_t *u = sample_user_chain(smp, &n);
+  bool marked;
+  const uint64_t *u = sample_user_chain(smp, &n, &marked);
   if (!u) { c->nomatch++; return 0; }
   c->chain = true;
-  /* The kernel cuts the chain at max_stack entries (markers excluded). */
+  /* The kernel cuts the chain at max_stack entries (markers excluded), as
+   * Linux does; a chain the recording unwinder stopped early is marked by
+   * an empty PERF_CONTEXT_USER context after it. Any other chain claims to
+   * be the whole stack: shorter than the truth, it is wrong. */
   size_t entries = 0;
   for (uint64_t i = 0; i < smp->callchain_nr; i++) entries += smp->callchain[i] < PERF_CONTEXT_MAX;
   bool cut = entries >= smp->event->attr.sample_max_stack;
-  /* perf's callchain has no marker for a truncated chain (an unknown
-   * context value makes perf drop the chain): a recorded chain shorter
-   * than the truth is a truncation the file cannot mark ("shorter"),
-   * counted apart from the exact ones. */
-  judge(c, t, u, n, false, cut ? UNW_TRUNC_DEPTH : UNW_NSTATUS);
+  int st = cut ? UNW_TRUNC_DEPTH : marked ? UNW_NSTATUS : UNW_NSTATUS + 1;
+  judge(c, t, u, n, !cut && !marked, st);
+  if (n && n < (size_t)t->n) note_stop(c, s, smp->pid, u[n - 1], n > 1, st);
+  /* The commands see the same chain and the same mark. */
+  struct cc_frames fr = { 0 };
+  if (cc_sample_frames(s, smp, NULL, &fr) == 0) {
+    size_t k = 0;
+    bool same = true;
+    for (size_t i = 0; i < fr.n; i++)
+      if (fr.f[i].cpumode == PERF_RECORD_MISC_USER) same = same && k < n && fr.f[i].ip == u[k], k++;
+    c->fr_samples++;
+    c->fr_same += same && k == n && fr.truncated == marked;
+  }
+  cc_frames_free(&fr);
   return 0;
 }
 
@@ -226,17 +267,21 @@ static void test_file(const char *name, const char *data, const char *truth, uns
          " truncated (%.2f%%), %" PRIu64 " wrong, %.1f frames/sample; %" PRIu64 " with no known truth, %" PRIu64
          " unmatched;", name, mode, n, c.exact, n ? 100.0 * c.exact / n : 0, c.trunc, n ? 100.0 * c.trunc / n : 0,
          c.wrong, n ? (double)c.frames / n : 0, c.unknown, c.nomatch);
-  for (int i = 1; i <= UNW_NSTATUS; i++)
-    if (c.trunc_st[i]) printf(" %s %" PRIu64, i == UNW_NSTATUS ? "shorter" : unw_status_str(i), c.trunc_st[i]);
+  for (int i = 1; i <= UNW_NSTATUS + 1; i++)
+    if (c.trunc_st[i]) printf(" %s %" PRIu64, status_name(i), c.trunc_st[i]);
   printf("\n");
+  if (c.nat) {
+    printf("callchain_truth stops %s (%s), status@function:", name, mode);
+    for (unsigned i = 0; i < c.nat; i++) printf(" %s %u", c.at[i].what, c.at[i].n);
+    printf("\n");
+  }
   CHECK(n >= 50, "%s (%s): samples compared (%" PRIu64 ")", name, mode, n);
   CHECK(c.wrong == 0, "%s (%s): no wrong frame (%s)", name, mode, c.first_wrong);
   CHECK(n && c.exact * 100 >= n * min, "%s (%s): at least %u%% exactly the true stack", name, mode, min);
   CHECK(c.nomatch == 0, "%s (%s): every sample has its truth", name, mode);
-  if (c.dwarf)
-    CHECK(c.have_uw && c.fr_samples == c.samples && c.fr_same == c.samples,
-          "%s (%s): report/script frames are the unwound chains (%" PRIu64 " of %" PRIu64 ")", name, mode,
-          c.fr_same, c.samples);
+  CHECK((c.have_uw || !c.dwarf) && c.fr_samples == c.samples && c.fr_same == c.samples,
+        "%s (%s): report/script frames are the %s chains, truncations marked (%" PRIu64 " of %" PRIu64 ")",
+        name, mode, c.dwarf ? "unwound" : "recorded", c.fr_same, c.samples);
   cc_unwinder_release(&c.uw);
   unw_destroy(c.u);
   session_close(&s);

@@ -19,6 +19,8 @@
 #include "unwind/unwind.h"
 #include "util/err.h"
 #include <dwarf.h>
+#include <elf.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -361,6 +363,124 @@ static bool probe_before(void *ctx, const struct uarch_insn *ui)
   return false;
 }
 
+/* ---- code without CFI: ld.so's lazy-binding stub ---- */
+
+/* glibc 2.36's _dl_runtime_resolve_new (Debian's alpha ld.so, which has no
+ * FDE for it) after a ret and padding: ldgp, a 112-byte frame, ra saved at
+ * 0(sp), the call to _dl_fixup, ra and sp restored, jmp. */
+static const uint32_t resolve_stub[] = {
+  0x6bfa8001, 0x47ff041f, 0x2ffe0000,     /* 0x00 ret; nop; unop */
+  0x27bb0003,                             /* 0x0c ldah gp,3(t12) */
+  0x23deff90,                             /* 0x10 lda sp,-112(sp) */
+  0xb75e0000,                             /* 0x14 stq ra,0(sp) */
+  0xb61e0010,                             /* 0x18 stq a0,16(sp) */
+  0xd3400040,                             /* 0x1c bsr ra,_dl_fixup */
+  0x47e0041b,                             /* 0x20 mov v0,t12 */
+  0xa75e0000,                             /* 0x24 ldq ra,0(sp) */
+  0xa61e0010,                             /* 0x28 ldq a0,16(sp) */
+  0x23de0070,                             /* 0x2c lda sp,112(sp) */
+  0x6bfb0000,                             /* 0x30 jmp (t12) */
+};
+
+/* Writes an ELF file whose one PT_LOAD (vaddr = file offset) holds four
+ * copies of the stub: as it is at 0x100; at 0x200 after an add instead of
+ * the padding (no routine start); at 0x300 with a branch back to 0x314
+ * before its jmp; at 0x400 storing a0 over ra's slot. */
+static bool stub_file(char *path)
+{
+  _Alignas(8) uint8_t img[0x500] = { 0 };
+  Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+  memcpy(eh->e_ident, ELFMAG, SELFMAG);
+  eh->e_ident[EI_CLASS] = ELFCLASS64;
+  eh->e_ident[EI_DATA] = ELFDATA2LSB;
+  eh->e_ident[EI_VERSION] = EV_CURRENT;
+  eh->e_type = ET_DYN;
+  eh->e_machine = EM_ALPHA;
+  eh->e_version = EV_CURRENT;
+  eh->e_phoff = sizeof *eh;
+  eh->e_ehsize = sizeof *eh;
+  eh->e_phentsize = sizeof(Elf64_Phdr);
+  eh->e_phnum = 1;
+  Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof *eh);
+  *ph = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_filesz = sizeof img, .p_memsz = sizeof img,
+                      .p_align = 0x10000 };
+  for (int c = 1; c <= 4; c++) memcpy(img + 0x100 * c, resolve_stub, sizeof resolve_stub);
+  static const uint32_t add = 0x40220401;          /* addq t0,t1,t0 */
+  memcpy(img + 0x208, &add, 4);
+  static const uint32_t bne = 0xf43ffff8;          /* bne t0,.-28 (0x314) */
+  memcpy(img + 0x330, &bne, 4);
+  memcpy(img + 0x334, &resolve_stub[12], 4);
+  static const uint32_t clobber = 0xb61e0000;      /* stq a0,0(sp) */
+  memcpy(img + 0x418, &clobber, 4);
+  int fd = mkstemp(path);
+  if (fd < 0) return false;
+  bool ok = write(fd, img, sizeof img) == (ssize_t)sizeof img;
+  close(fd);
+  return ok;
+}
+
+static const char *stub_path;
+static bool stub_map(void *ctx, uint64_t addr, struct unw_map *m)
+{
+  (void)ctx;
+  if (addr < BIAS || addr >= BIAS + 0x500) return false;
+  *m = (struct unw_map){ stub_path, BIAS, 0 };
+  return true;
+}
+
+static void stub_run(struct unw *u, uint64_t pc, uint64_t ra, const uint8_t *st, struct unw_result *res)
+{
+  struct unw_regs regs = { .mask = (1ull << 29) - 1 - 0xfe00 + (1ull << UNW_REG_PC) + (1ull << UNW_REG_SP) };
+  regs.r[26] = ra;
+  regs.r[UNW_REG_PC] = BIAS + pc;
+  regs.r[UNW_REG_SP] = SP;
+  struct unw_stack stack = { st, SP, 256 };
+  unw_unwind(u, &regs, &stack, stub_map, NULL, 8, res);
+}
+
+/* The stub's rule comes from its code: the caller's return address is in
+ * ra at the entry and after the reload, at 0(sp) in between; code that is
+ * not that shape keeps "no CFI". R is the caller's return address (no map
+ * covers it: the chain ends there as "no mapping"). */
+static void test_stub(void)
+{
+  char path[] = "/tmp/test_unwind_stub.XXXXXX";
+  CHECK(stub_file(path), "stub: ELF file written");
+  stub_path = path;
+  struct unw *u = unw_create(NULL);
+  uint8_t st[256] = { 0 };
+  const uint64_t R = 0x30000010, junk = BIAS + 0x120;
+  put64(st, 0, R);
+  struct unw_result res;
+  static const struct { uint32_t pc; uint64_t ra; const char *what; } ok[] = {
+    { 0x10c, R, "at the entry (ra in its register)" },
+    { 0x118, 0, "past the frame's allocation and ra's store" },
+    { 0x11c, 0, "at the call to _dl_fixup" },
+    { 0x124, junk, "after the call (ra clobbered, its slot holds it)" },
+    { 0x12c, R, "after ra's reload" },
+    { 0x130, R, "after sp's restore" },
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    stub_run(u, ok[i].pc, ok[i].ra, st, &res);
+    CHECK(res.n == 2 && res.pc[1] == R && res.status == UNW_TRUNC_NOMAP, "stub: %s: caller found (n %u, %s)",
+          ok[i].what, res.n, unw_status_str(res.status));
+  }
+  /* Frame 1: _dl_fixup (a leaf here: ra in its register) returned to 0x120. */
+  stub_run(u, 0x120, 0, st, &res);
+  CHECK(res.n == 2 && res.pc[1] == R, "stub: from after the call");
+  stub_run(u, 0x218, 0, st, &res);
+  CHECK(res.n == 1 && res.status == UNW_TRUNC_NOCFI, "stub: no routine start before it: no CFI (%s)",
+        unw_status_str(res.status));
+  stub_run(u, 0x318, 0, st, &res);
+  CHECK(res.n == 1 && res.status == UNW_TRUNC_NOCFI, "stub: a branch back before its end: no CFI (%s)",
+        unw_status_str(res.status));
+  stub_run(u, 0x41c, 0, st, &res);
+  CHECK(res.n == 1 && res.status == UNW_TRUNC_NOCFI, "stub: ra's slot overwritten: no CFI (%s)",
+        unw_status_str(res.status));
+  unw_destroy(u);
+  unlink(path);
+}
+
 static void test_program(const char *sysroot, const char *path, unsigned min_sampleable)
 {
   struct probe *p = calloc(1, sizeof *p);
@@ -415,6 +535,7 @@ int main(int argc, char **argv)
 {
   if (argc < 3) {
     test_synthetic();
+    test_stub();
     return check_done();
   }
   /* "-mN": the programs after it must unwind completely without r9-r15 in
