@@ -678,6 +678,20 @@ int main(void)
   uint64_t cv[1];
   perf_event_read(e, cv, sizeof cv);
   CHECK_EQ_U64(cv[0], 3 * 4000000 + 1000, "counting cpu-clock: the nanoseconds between open and the last tick");
+  /* Between ticks a read is up to date (cpu_clock_event_read), and the
+   * stretch between the last tick and a sched-out is counted. */
+  fake_time += 777;
+  perf_event_read(e, cv, sizeof cv);
+  CHECK_EQ_U64(cv[0], 3 * 4000000 + 1777, "counting cpu-clock: a read between ticks counts up to now");
+  fake_time += 500;
+  perf_sched_out(c, 0);
+  fake_time += 100000;
+  perf_event_read(e, cv, sizeof cv);
+  CHECK_EQ_U64(cv[0], 3 * 4000000 + 2277, "counting cpu-clock: counted until sched-out, not while off the CPU");
+  perf_sched_in(c, 0, &task1000);
+  fake_time += 300;
+  perf_event_read(e, cv, sizeof cv);
+  CHECK_EQ_U64(cv[0], 3 * 4000000 + 2577, "counting cpu-clock: counting again from sched-in");
   perf_event_close(e);
   struct perf_event_attr pf = { .type = PERF_TYPE_SOFTWARE, .size = sizeof pf, .freq = 1,
                                 .sample_freq = 1000, .config = PERF_COUNT_SW_PAGE_FAULTS,
