@@ -18,6 +18,7 @@
 #include "kernel/alpha_pmu.h"
 #include "kernel/sim_pmu.h"
 #include "kernel/truth.h"
+#include "pmu/trace_unit.h"
 #include "guest/shadow.h"
 #include "unwind/unwind.h"
 #include "isa/isa.h"
@@ -57,6 +58,11 @@ struct mcpu {
   int entry_tid;                 /* 0: none yet */
   int entry_act;
   uint64_t entry_nr;             /* the number of the last system call */
+  /* The trace unit (docs/trace.md) and, on a functional CPU, the hook that
+   * feeds it while it is on (a timed CPU feeds it from `before`). */
+  struct trace_unit trace;
+  struct cpu_timing trace_hook;
+  bool trace_irq;                /* the interrupt being taken is the unit's */
 };
 
 struct machine {
@@ -70,6 +76,7 @@ struct machine {
   struct perf_ctx *perf;
   struct alpha_pmu *drv;
   struct sim_pmu *sim;
+  struct trace_fw fw;            /* the trace units' firmware (PALcode) */
   struct truth *truth;           /* ground truth per instruction, when a tool asked */
   struct perf_event *fds[MAX_FDS];
   void (*poll)(void *ctx);
@@ -85,6 +92,9 @@ struct machine {
   /* The true call stack of every sample (machine_callchain_truth). */
   machine_chain_fn chain_fn;
   void *chain_ctx;
+  /* The trace driver's interrupt handler (the unit's half-full interrupt). */
+  void (*trace_irq)(void *ctx, int cpu);
+  void *trace_irq_ctx;
 };
 
 /* The CPU the OS is running now (CPU 0 between rounds). */
@@ -328,7 +338,45 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
 static void kernel_hook(void *ctx, int activity, uint64_t nr, uint64_t bytes)
 {
   struct machine *m = ctx;
-  if (m->opt.timed) kernel_work(cur(m), activity, nr, bytes);
+  struct mcpu *c = cur(m);
+  if (activity == KACT_SYSCALL && c->trace.on && m->os->current)
+    trace_unit_kernel_entry(&c->trace, TRACE_ASYNC_SYSCALL, nr, m->os->current->ctx.pc);
+  if (m->opt.timed) kernel_work(c, activity, nr, bytes);
+}
+
+/* An instruction about to commit, for the trace unit: its half-full
+ * interrupt is taken before it, else the unit sees it. */
+static bool trace_insn(struct mcpu *c, const struct uarch_insn *ui, uint64_t cycle)
+{
+  if (trace_unit_irq(&c->trace)) {
+    c->trace_irq = true;
+    return true;
+  }
+  const struct task *t = c->m->os->current;
+  trace_unit_step(&c->trace, ui, cycle, t ? (uint32_t)t->proc->pid : 0, t ? (uint32_t)t->tid : 0);
+  return false;
+}
+
+/* A functional CPU's hook while its unit is on: one cycle per instruction. */
+static bool trace_before(void *ctx, const struct uarch_insn *ui)
+{
+  struct mcpu *c = ctx;
+  return trace_insn(c, ui, trace_unit_derived_cycle(&c->trace));
+}
+
+static uint64_t trace_now(void *ctx)
+{
+  struct mcpu *c = ctx;
+  return c->core ? ev67_now(c->core) : trace_unit_derived_cycle(&c->trace);
+}
+
+/* The firmware started or stopped a unit: a functional CPU runs the hooked
+ * executor only while its unit is on, so tracing off costs nothing. */
+static void trace_power(void *ctx, int cpu, bool on)
+{
+  struct machine *m = ctx;
+  if (m->opt.timed) return;
+  m->os->cpus[cpu].timing = on ? &m->cpu[cpu].trace_hook : NULL;
 }
 
 static bool before(void *ctx, const struct uarch_insn *ui)
@@ -358,7 +406,8 @@ static bool before(void *ctx, const struct uarch_insn *ui)
    * taken before it commits: its PC is the exception PC. */
   c->pmu_irq = ev67_pmu_irq_cycle(&c->pmu) < f->end;
   c->timer_irq = f->end >= c->next_tick;
-  return c->pmu_irq || c->timer_irq;
+  if (c->pmu_irq || c->timer_irq) return true;
+  return __builtin_expect(c->trace.on, 0) && trace_insn(c, ui, f->end);
 }
 
 /* The timer interrupt: kernel work, perf's tick (unthrottling, frequency,
@@ -382,6 +431,12 @@ static void irq_hook(void *ctx, struct task *t)
 {
   struct machine *m = ctx;
   struct mcpu *c = cur(m);
+  if (c->trace.on) trace_unit_kernel_entry(&c->trace, TRACE_ASYNC_INTERRUPT, 0, 0);
+  if (c->trace_irq) {
+    c->trace_irq = false;
+    if (m->opt.timed) kernel_work(c, KACT_INTERRUPT, 0, 0);
+    if (m->trace_irq) m->trace_irq(m->trace_irq_ctx, c->id);
+  }
   if (c->pmu_irq) {
     kernel_work(c, KACT_INTERRUPT, 0, 0);
     uint64_t pc = t->ctx.pc, out = perf_ctx_output_bytes(m->perf);
@@ -668,6 +723,10 @@ static int attach_cpu(struct machine *m, int id)
   struct mcpu *c = &m->cpu[id];
   c->m = m;
   c->id = id;
+  trace_unit_init(&c->trace, &m->os->cpus[id].icount, trace_now, c, m->opt.os.seed * 8 + (uint64_t)id);
+  c->trace_hook = (struct cpu_timing){ trace_before, c };
+  m->fw.units[id] = &c->trace;
+  m->fw.nunits = id + 1;
   if (!m->opt.timed) return 0;
   ev67_pmu_init(&c->pmu, 0);
   c->core = ev67_create(&ev67_default_config, fetch_cb, fate_cb, c);
@@ -693,11 +752,9 @@ struct machine *machine_create(const struct machine_opts *o)
   if (build_ktext(m)) { machine_destroy(m); return NULL; }
   m->tick_cycles = (uint64_t)MACHINE_CLOCK_MHZ * 1000000 / MACHINE_HZ;
   m->os->hooks = (struct os_hooks){ .kernel = kernel_hook, .task = task_hook, .slice = slice_hook,
-                                    .switch_to = switch_hook, .ctx = m };
-  if (o->timed) {
-    m->os->hooks.irq = irq_hook;
-    m->os->hooks.clock = cycle_ns;
-  }
+                                    .switch_to = switch_hook, .irq = irq_hook, .ctx = m };
+  if (o->timed) m->os->hooks.clock = cycle_ns;
+  m->fw = (struct trace_fw){ .phys = os_phys(m->os), .phys_bytes = PHYS_DEFAULT_BYTES, .power = trace_power, .ctx = m };
   struct perf_sysctl sys = o->perf;
   sys.hz = MACHINE_HZ;
   sys.ncpus = m->ncpus;
@@ -742,6 +799,7 @@ void machine_destroy(struct machine *m)
   for (int i = 0; i < m->ncpus; i++) {
     if (m->os) m->os->cpus[i].timing = NULL;
     ev67_destroy(m->cpu[i].core);
+    trace_unit_fini(&m->cpu[i].trace);
   }
   os_destroy(m->os);
   free(m->ktext);
@@ -892,4 +950,14 @@ int machine_perf_close(struct machine *m, int fd)
   perf_event_close(e);
   m->fds[fd] = NULL;
   return 0;
+}
+
+/* ---- the trace unit's firmware, for the trace driver and tests ---- */
+
+struct trace_fw *machine_trace_fw(struct machine *m) { return &m->fw; }
+
+void machine_set_trace_irq(struct machine *m, void (*fn)(void *ctx, int cpu), void *ctx)
+{
+  m->trace_irq = fn;
+  m->trace_irq_ctx = ctx;
 }

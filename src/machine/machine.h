@@ -79,6 +79,13 @@ int machine_truth_read(const struct machine *m, struct pm_truth_entry **out, siz
  * Returns 0 or -ENOMEM. */
 int machine_unwind_enable(struct machine *m);
 
+/* The trace units' firmware (pmu/trace_unit.h): what the trace driver calls
+ * as PALcode, and tests (busy injection, direct dumps). */
+struct trace_fw;
+struct trace_fw *machine_trace_fw(struct machine *m);
+/* Who handles a unit's half-full interrupt (the trace driver). */
+void machine_set_trace_irq(struct machine *m, void (*fn)(void *ctx, int cpu), void *ctx);
+
 /* The true call stack of every sample written (guest/shadow.h): fn gets the
  * sample's pid, tid, time, and chain[0..n) = its user pc then the return
  * addresses, innermost first; n is -1 when the stack is not known (its
