@@ -4,7 +4,8 @@
  * agrees: no instruction before the n-th may be one that always leaves the
  * sequence (br, bsr, jmp, jsr, ret, jsr_coroutine, callsys), and the n-th
  * must be a direct branch for TAKEN, an indirect jump for TIP and callsys
- * for a syscall ASYNC. A mismatch means the trace and the code disagree
+ * for a syscall ASYNC (another ASYNC may end on callsys too: the unit
+ * reports a system call by what it led to, e.g. a signal's delivery). A mismatch means the trace and the code disagree
  * (wrong binary, lost bytes, corrupt data): an error, and sync is dropped. */
 #include "tools/itrace.h"
 #include "isa/isa.h"
@@ -259,8 +260,10 @@ static bool end_run(struct itrace_decoder *d, const struct itrace_packet *p, uin
   case ITRACE_ASYNC:
     if (p->n && p->kind == ITRACE_A_SYSCALL && !(last->id == AXP_CALL_PAL && (uint32_t)last->imm == AXP_PAL_CALLSYS))
       bad = "a syscall ASYNC must end on callsys";
-    else if (p->n && p->kind != ITRACE_A_SYSCALL && always_leaves(last))
-      bad = "an ASYNC's instructions must all fall through";
+    else if (p->n && p->kind != ITRACE_A_SYSCALL && always_leaves(last) &&
+             !(last->id == AXP_CALL_PAL && (uint32_t)last->imm == AXP_PAL_CALLSYS))
+      bad = "an ASYNC's instructions must all fall through";   /* a callsys may end one: the system call
+                                                                  led to a signal, an exec, a switch */
     *to = p->pc;
     break;
   default: *to = 0; break;

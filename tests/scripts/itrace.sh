@@ -22,6 +22,12 @@ done
 
 rec() { "$PROFILEME" record -q "$@" >/dev/null 2>"$out/rec.err"; }
 
+# 0. The decoder on the trace unit's own streams (firmware driven directly,
+# no perf): no error, every retired instruction found.
+"$BUILD/unit/test_itrace" /usr/alpha-linux-gnu "$out/loop16" "$out/file_io" "$out/sig_basic" "$out/fork_wait" \
+  "$out/threads_sync" 2>/dev/null | grep -E '^(PASS|FAIL) '
+
+
 # exact NAME FILE: every traced process's decoded per-PC count equals the
 # truth's retired count, no retired instruction is missing from the trace,
 # and every basic block's instructions share one count equal to the truth.

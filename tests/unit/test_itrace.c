@@ -5,12 +5,27 @@
  * kind of bad stream (truncated packet, bad header, a TAKEN ending on no
  * branch, an unconditional branch inside a run, a TIP on no jump, a huge n,
  * no code, a gap, an overflow) is an error naming the offset and the pc,
- * after which decoding resumes at the next PSB. */
+ * after which decoding resumes at the next PSB.
+ *
+ * With `SYSROOT PROG...`: each static program runs traced on the machine
+ * (the trace unit's firmware driven directly, as tests/unit/test_trace.c
+ * does, no perf), and this decoder must decode every CPU's stream against
+ * the program's code without an error and find exactly the instructions
+ * the CPUs retired. With `-o DIR` the streams are also written there (fuzz
+ * seeds). */
 #include "check.h"
+#include "guest/os.h"
+#include "guest/phys.h"
 #include "isa/isa.h"
+#include "machine/machine.h"
+#include "pmu/trace_unit.h"
 #include "tools/itrace.h"
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define BASE 0x120001000ull
 #define PID 100
@@ -180,6 +195,21 @@ static void test_flow(void)
   free(r);
 }
 
+/* A system call that delivers a signal is reported as a signal ASYNC ending
+ * on the callsys (what the trace unit does): no error. */
+static void test_syscall_signal(void)
+{
+  struct buf s = { .n = 0 };
+  psb(&s, at(5), 0, PID, PID, 0);
+  async(&s, 1, 3, ITRACE_A_SIGNAL, at(8));      /* callsys, then the handler at 8 */
+  tip(&s, 2, 4, at(6));                         /* the handler returns (as sigreturn would lead) */
+  struct run *r = malloc(sizeof *r);
+  decode(&s, 0, r);
+  CHECK(r->nerr == 0 && r->nblk == 2 && r->blk[0].async == ITRACE_A_SIGNAL && (r->blk[0].flags & ITRACE_F_ASYNC) &&
+        r->blk[0].to == at(8), "itrace: a signal ASYNC may end on the callsys that led to it");
+  free(r);
+}
+
 static void test_loop(void)
 {
   struct buf s = { .n = 0 };
@@ -323,14 +353,147 @@ static void test_hunt(void)
   free(r);
 }
 
-int main(void)
+/* ---- real streams from the machine's trace unit ---- */
+
+struct elfcode { uint64_t start[4], end[4]; uint8_t *bytes[4]; int n; };
+
+static int elf_code(struct elfcode *k, const char *path)
 {
+  memset(k, 0, sizeof *k);
+  elf_version(EV_CURRENT);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -1;
+  Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+  size_t nph = 0;
+  if (!e || elf_getphdrnum(e, &nph)) { close(fd); return -1; }
+  for (size_t i = 0; i < nph && k->n < 4; i++) {
+    GElf_Phdr ph;
+    if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
+    k->bytes[k->n] = calloc(1, ph.p_memsz);
+    if (pread(fd, k->bytes[k->n], ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz) break;
+    k->start[k->n] = ph.p_vaddr;
+    k->end[k->n] = ph.p_vaddr + ph.p_memsz;
+    k->n++;
+  }
+  elf_end(e);
+  close(fd);
+  return k->n ? 0 : -1;
+}
+
+struct real { const struct elfcode *code; uint64_t insns, blocks, errors; char first[200]; };
+
+static size_t elf_read(void *ctx, uint32_t pid, uint8_t mode, uint64_t pc, uint32_t *w, size_t max)
+{
+  const struct elfcode *k = ((struct real *)ctx)->code;
+  (void)pid; (void)mode;
+  for (int i = 0; i < k->n; i++) {
+    if (pc < k->start[i] || pc >= k->end[i] || k->end[i] - pc < 4 || pc % 4) continue;
+    size_t n = (size_t)((k->end[i] - pc) / 4);
+    if (n > max) n = max;
+    memcpy(w, k->bytes[i] + (pc - k->start[i]), 4 * n);
+    return n;
+  }
+  return 0;
+}
+
+static int real_block(void *ctx, const struct itrace_block *b) { struct real *r = ctx; r->insns += b->n; r->blocks++; return 0; }
+static void real_error(void *ctx, const struct itrace_error *e)
+{
+  struct real *r = ctx;
+  if (!r->errors++) snprintf(r->first, sizeof r->first, "offset %llu pc %#llx: %s", (unsigned long long)e->offset,
+                             (unsigned long long)e->pc, e->msg);
+}
+
+/* The unit's stream of each CPU, through a contiguous buffer of frames. */
+struct sink { struct trace_fw *fw; uint64_t pa; uint8_t *buf[OS_MAX_CPUS]; size_t len[OS_MAX_CPUS], cap[OS_MAX_CPUS];
+              uint64_t off[OS_MAX_CPUS]; };
+
+static void sink_dump(struct sink *s, int cpu)
+{
+  uint64_t ret[4];
+  for (int tries = 0; tries < 100; tries++) {
+    int rc = pal_trace(s->fw, TRACE_PAL_DUMP, cpu, s->pa, 8 * PHYS_PAGE, s->off[cpu], ret);
+    if (rc == TRACE_PAL_BUSY) continue;
+    if (rc < 0 || rc == TRACE_PAL_NO_DATA || !ret[0]) return;
+    if (s->len[cpu] + ret[0] > s->cap[cpu]) {
+      s->cap[cpu] = (s->len[cpu] + ret[0]) * 2;
+      s->buf[cpu] = realloc(s->buf[cpu], s->cap[cpu]);
+    }
+    memcpy(s->buf[cpu] + s->len[cpu], phys_frame(s->fw->phys, s->pa / PHYS_PAGE), ret[0]);
+    s->len[cpu] += ret[0];
+    s->off[cpu] += ret[0];
+    if (rc == TRACE_PAL_OK) return;
+  }
+}
+static void sink_irq(void *ctx, int cpu) { sink_dump(ctx, cpu); }
+
+static void real_program(const char *sysroot, const char *path, int ncpus, const char *outdir)
+{
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  char *argv[] = { (char *)path, NULL }, *envp[] = { NULL };
+  char detail[256] = "";
+  struct elfcode code;
+  if (elf_code(&code, path)) { CHECK(0, "itrace real %s: reads its code", name); return; }
+  struct machine_opts mo = { .os = { .sysroot = sysroot, .seed = 1, .ncpus = ncpus }, .ncpus = ncpus, .timed = true };
+  struct machine *m = machine_create(&mo);
+  machine_os(m)->log = fopen("/dev/null", "w");
+  if (machine_spawn(m, 1, argv, envp, detail, sizeof detail)) { CHECK(0, "itrace real %s: spawn (%s)", name, detail); return; }
+  struct sink s = { .fw = machine_trace_fw(m) };
+  uint64_t pfns[8] = { 0 }, ret[4];
+  phys_alloc(s.fw->phys, 8, true, pfns);
+  s.pa = pfns[0] * PHYS_PAGE;
+  machine_set_trace_irq(m, sink_irq, &s);
+  for (int i = 0; i < ncpus; i++) {
+    pal_trace(s.fw, TRACE_PAL_SETUP, i, 0, TRACE_MEM_DEFAULT, 0, ret);
+    pal_trace(s.fw, TRACE_PAL_START, i, 0, 0, 1, ret);
+  }
+  machine_run(m);
+  for (int i = 0; i < ncpus; i++) {
+    for (int st = 0; st < 10 && pal_trace(s.fw, TRACE_PAL_STOP, i, 0, 0, 0, ret) == TRACE_PAL_BUSY; st++) {}
+    sink_dump(&s, i);
+    struct real r = { .code = &code };
+    struct itrace_ops ops = { .read_code = elf_read, .block = real_block, .error = real_error };
+    struct itrace_decoder *d = itrace_decoder_create(&ops, &r);
+    itrace_decode(d, s.buf[i], s.len[i]);
+    itrace_finish(d);
+    struct real *rr = &r;
+    uint64_t retired = machine_os(m)->cpus[i].icount;
+    CHECK(rr->errors == 0, "itrace real %s cpu %d: %zu bytes decode without error (%llu errors; %s)", name, i, s.len[i],
+          (unsigned long long)rr->errors, rr->errors ? rr->first : "-");
+    CHECK_EQ_U64(rr->insns, retired, "itrace real %s cpu %d: the decoded flow has the %llu instructions the CPU retired",
+                 name, i, (unsigned long long)retired);
+    if (outdir) {
+      char f[4096];
+      snprintf(f, sizeof f, "%s/%s-cpu%d.trace", outdir, name, i);
+      FILE *o = fopen(f, "wb");
+      if (o) { fwrite(s.buf[i], 1, s.len[i], o); fclose(o); }
+    }
+    itrace_decoder_destroy(d);
+    free(s.buf[i]);
+  }
+  phys_free(s.fw->phys, 8, pfns);
+  fclose(machine_os(m)->log);
+  machine_os(m)->log = stderr;
+  machine_destroy(m);
+  for (int i = 0; i < code.n; i++) free(code.bytes[i]);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc >= 3) {
+    const char *outdir = NULL;
+    int a = 1;
+    if (!strcmp(argv[1], "-o") && argc >= 5) { outdir = argv[2]; a = 3; }
+    for (int i = a + 1; i < argc; i++) real_program(argv[a], argv[i], strstr(argv[i], "thread") ? 2 : 1, outdir);
+    return check_done();
+  }
   build_code();
   CHECK(axp_decode(code[9]).id == AXP_RET && axp_decode(code[3]).id == AXP_BR && axp_decode(code[1]).id == AXP_BEQ &&
         axp_decode(code[4]).id == AXP_BSR && axp_decode(code[11]).id == AXP_JMP, "itrace: the test program decodes as intended");
   test_packets();
   test_flow();
   test_loop();
+  test_syscall_signal();
   test_errors();
   test_hunt();
   return check_done();
