@@ -20,6 +20,8 @@
 #include "machine/machine.h"
 #include "pmu/trace_unit.h"
 #include "tools/itrace.h"
+#include "tools/itrace_session.h"
+#include "perfdata/pm_truth.h"
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -380,7 +382,9 @@ static int elf_code(struct elfcode *k, const char *path)
   return k->n ? 0 : -1;
 }
 
-struct real { const struct elfcode *code; uint64_t insns, blocks, errors; char first[200]; };
+struct real { const struct elfcode *code; uint64_t insns, blocks, errors; char first[200]; struct itrace_counts *counts;
+              struct itrace_counts *resumes; struct { uint32_t pid; uint64_t to; bool fault; } last[256]; int nlast;
+              bool pending; uint64_t pending_to; };
 
 static size_t elf_read(void *ctx, uint32_t pid, uint8_t mode, uint64_t pc, uint32_t *w, size_t max)
 {
@@ -396,7 +400,87 @@ static size_t elf_read(void *ctx, uint32_t pid, uint8_t mode, uint64_t pc, uint3
   return 0;
 }
 
-static int real_block(void *ctx, const struct itrace_block *b) { struct real *r = ctx; r->insns += b->n; r->blocks++; return 0; }
+static int real_block(void *ctx, const struct itrace_block *b)
+{
+  struct real *r = ctx;
+  r->insns += b->n;
+  r->blocks++;
+  /* an interrupt's resume belongs to the task that runs next (a PID packet
+   * may come between): the next block, when it starts there */
+  if (r->pending && b->start == r->pending_to) {
+    struct itrace_block one = { .pid = b->pid, .start = b->start, .n = 1 };
+    itrace_counts_add(r->resumes, &one);
+  }
+  r->pending = b->end == ITRACE_END_ASYNC && b->async == ITRACE_A_INTERRUPT;
+  r->pending_to = b->to;
+  int k = 0;                                     /* each task's last block: a fatal fault? */
+  while (k < r->nlast && r->last[k].pid != b->pid) k++;
+  if (k == r->nlast && k < 256) r->nlast++;
+  if (k < 256) {
+    r->last[k].pid = b->pid;
+    r->last[k].to = b->start + 4 * b->n;      /* a fault's pc: the instruction after the n */
+    r->last[k].fault = b->end == ITRACE_END_ASYNC && (b->async == ITRACE_A_FAULT || b->async == ITRACE_A_SIGNAL);
+  }
+  return itrace_counts_add(r->counts, b);
+}
+
+static uint64_t lookup(const struct itrace_pc_count *v, size_t n, uint32_t pid, uint64_t pc)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (v[mid].pid < pid || (v[mid].pid == pid && v[mid].pc < pc)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && v[lo].pid == pid && v[lo].pc == pc ? v[lo].n : 0;
+}
+
+/* The decoded per-(pid, pc) counts against the machine's ground truth of
+ * retired user instructions (record --truth's, counted from the timing
+ * model's fates): truth = (decoded + interrupted) x uops, where uops is 2
+ * for an integer CMOV (the 21264 issues it as two instructions, both retire)
+ * and interrupted counts the interrupts whose resume is that PC (the
+ * instruction there had a retired fate before the interrupt took it back)
+ * and the faults there that ended their task (a trapping instruction's
+ * fate is a retired one; one that faults and runs again is counted once).
+ * Exact at every PC, both ways. */
+static unsigned uops_at(const struct elfcode *k, uint64_t pc)
+{
+  uint32_t w;
+  struct real r = { .code = k };
+  if (elf_read(&r, 0, 0, pc, &w, 1) != 1) return 1;
+  return axp_info[axp_decode(w).id].cls == AXP_CLS_CMOV ? 2 : 1;
+}
+static void compare_truth(const char *name, struct machine *m, struct itrace_counts *c, struct itrace_counts *res,
+                          const struct elfcode *code)
+{
+  size_t nres = 0;
+  const struct itrace_pc_count *rv = itrace_counts_get(res, &nres);
+  struct pm_truth_entry *t = NULL;
+  size_t nt = 0, n = 0, bad = 0, truth_n = 0, matched = 0;
+  if (machine_truth_read(m, &t, &nt)) { CHECK(0, "itrace real %s: truth read", name); return; }
+  const struct itrace_pc_count *v = itrace_counts_get(c, &n);
+  uint64_t first_bad = 0;
+  for (size_t i = 0; i < nt; i++) {
+    if ((t[i].flags & PM_TRUTH_KERNEL) || !t[i].n[PM_TRUTH_ALL(0)]) continue;
+    truth_n++;
+    uint64_t got = lookup(v, n, (uint32_t)t[i].pid, t[i].pc);
+    uint64_t resumed = lookup(rv, nres, (uint32_t)t[i].pid, t[i].pc);
+    matched += got > 0;
+    if ((got + resumed) * uops_at(code, t[i].pc) != t[i].n[PM_TRUTH_ALL(0)]) {
+      if (!bad++) first_bad = t[i].pc;
+      if (getenv("ITRACE_DEBUG") && bad < 12)
+        fprintf(stderr, "  pc %#llx pid %d: decoded %llu resumed %llu, truth retired %llu fetched %llu valid %llu trap %llu\n",
+                (unsigned long long)t[i].pc, t[i].pid, (unsigned long long)got, (unsigned long long)resumed,
+                (unsigned long long)t[i].n[PM_TRUTH_ALL(0)], (unsigned long long)t[i].n[PM_TRUTH_FETCHED],
+                (unsigned long long)t[i].n[PM_TRUTH_ALL(1)], (unsigned long long)t[i].n[PM_TRUTH_ALL(4)]);
+    }
+  }
+  CHECK(bad == 0 && matched == n, "itrace real %s: at every (pid, pc) the truth's retired count is decoded x uops + "
+        "interrupted (%zu of %zu differ, first at %#llx; %zu decoded PCs)", name, bad, truth_n,
+        (unsigned long long)first_bad, n);
+  free(t);
+}
 static void real_error(void *ctx, const struct itrace_error *e)
 {
   struct real *r = ctx;
@@ -438,6 +522,8 @@ static void real_program(const char *sysroot, const char *path, int ncpus, const
   struct machine *m = machine_create(&mo);
   machine_os(m)->log = fopen("/dev/null", "w");
   if (machine_spawn(m, 1, argv, envp, detail, sizeof detail)) { CHECK(0, "itrace real %s: spawn (%s)", name, detail); return; }
+  machine_truth_enable(m);
+  struct itrace_counts *counts = itrace_counts_create(), *resumes = itrace_counts_create();
   struct sink s = { .fw = machine_trace_fw(m) };
   uint64_t pfns[8] = { 0 }, ret[4];
   phys_alloc(s.fw->phys, 8, true, pfns);
@@ -448,15 +534,19 @@ static void real_program(const char *sysroot, const char *path, int ncpus, const
     pal_trace(s.fw, TRACE_PAL_START, i, 0, 0, 1, ret);
   }
   machine_run(m);
+  struct real *rr = calloc(1, sizeof *rr);    /* one for all CPUs: a task's last block may be on any */
+  rr->code = &code;
+  rr->counts = counts;
+  rr->resumes = resumes;
   for (int i = 0; i < ncpus; i++) {
     for (int st = 0; st < 10 && pal_trace(s.fw, TRACE_PAL_STOP, i, 0, 0, 0, ret) == TRACE_PAL_BUSY; st++) {}
     sink_dump(&s, i);
-    struct real r = { .code = &code };
+    rr->insns = rr->errors = 0;
+    rr->pending = false;
     struct itrace_ops ops = { .read_code = elf_read, .block = real_block, .error = real_error };
-    struct itrace_decoder *d = itrace_decoder_create(&ops, &r);
+    struct itrace_decoder *d = itrace_decoder_create(&ops, rr);
     itrace_decode(d, s.buf[i], s.len[i]);
     itrace_finish(d);
-    struct real *rr = &r;
     uint64_t retired = machine_os(m)->cpus[i].icount;
     CHECK(rr->errors == 0, "itrace real %s cpu %d: %zu bytes decode without error (%llu errors; %s)", name, i, s.len[i],
           (unsigned long long)rr->errors, rr->errors ? rr->first : "-");
@@ -471,6 +561,20 @@ static void real_program(const char *sysroot, const char *path, int ncpus, const
     itrace_decoder_destroy(d);
     free(s.buf[i]);
   }
+  /* a task that died on a fault: its faulting instruction had a retired
+   * fate and was never executed again */
+  for (int k = 0; k < rr->nlast; k++) {
+    if (!rr->last[k].fault) continue;
+    struct itrace_block one = { .pid = rr->last[k].pid, .start = rr->last[k].to, .n = 1 };
+    itrace_counts_add(resumes, &one);
+  }
+  free(rr);
+  /* With several CPUs an interrupted task may resume on another CPU, whose
+   * stream does not say it resumes there: the per-PC identity is checked
+   * on one CPU, the totals on all. */
+  if (ncpus == 1) compare_truth(name, m, counts, resumes, &code);
+  itrace_counts_destroy(counts);
+  itrace_counts_destroy(resumes);
   phys_free(s.fw->phys, 8, pfns);
   fclose(machine_os(m)->log);
   machine_os(m)->log = stderr;
