@@ -81,6 +81,26 @@ bench_timed loop "${BENCH_TIMED_LOOP_ITERS:-20000000}"
 bench_timed libc 1
 echo "slowdown = timed wall time / functional-only wall time on the same run."
 
+# The trace unit (docs/trace.md): `run --trace` (trace// on the program, its
+# AUX area drained and given back by the tool) against `run` on the same
+# binary. Goals: at most 1 trace byte per guest instruction (AUX bytes, page
+# padding included), tracing on at most 10x the functional run. Off costs
+# nothing: the functional executor runs without a hook unless a unit is on.
+printf '\n%-8s %14s %10s %10s %12s %10s\n' trace "guest insns" "off s" "on s" "bytes/insn" slowdown
+bench_trace() {
+  local name=$1; shift
+  local prog=$out/$name off on insns bpi
+  off=$(best_time "$PROFILEME" run "$prog" "$@")
+  on=$(best_time "$PROFILEME" run --stats --trace "$prog" "$@")
+  insns=$(sed -n 's/^profileme: \([0-9]*\) instructions.*/\1/p' "$tmp")
+  bpi=$(sed -n 's/^profileme: trace: .*, \([0-9.]*\) bytes\/instruction.*/\1/p' "$tmp")
+  awk -v n="$name" -v i="$insns" -v f="$off" -v t="$on" -v b="$bpi" 'BEGIN {
+    printf "%-8s %14.0f %10.3f %10.3f %12.3f %9.1fx\n", n, i, f, t, b, t / f }'
+}
+bench_trace loop "${BENCH_TRACE_LOOP_ITERS:-20000000}"
+bench_trace libc 1
+echo "slowdown = run --trace wall time / run wall time (goals: bytes/insn <= 1, slowdown <= 10x)."
+
 # Several CPUs: the same two-thread CPU-bound program on a timed machine of
 # one and of two CPUs. The simulator runs the CPUs in turn, so its speed per
 # guest instruction should not drop with more CPUs (goal: within 25%), while

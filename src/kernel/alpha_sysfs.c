@@ -6,6 +6,7 @@
  * ProfileMe samples every instruction, so one event sees loads and stores
  * alike, and two ProfileMe events could only take turns). */
 #include "kernel/alpha_sysfs.h"
+#include "kernel/trace_pmu.h"
 #include "perfdata/pm_raw.h"
 #include <string.h>
 
@@ -15,6 +16,7 @@ _Static_assert(PM_CFG_EVENT_MASK == 0xFF, "format/event is config:0-7");
 _Static_assert(PM_CFG_PROFILEME == 1ull << 8, "format/profileme is config:8");
 _Static_assert(PM_CFG_RANDOM == 1ull << 9, "format/random is config:9");
 _Static_assert(PM_CFG_SL1_SHIFT == 10, "format/sl1 is config:10-11");
+_Static_assert(TRACE_PMU_TYPE == 10 && TRACE_CFG_MEMSIZE_MASK == 0x1F, "trace/type is 10, format/memsize config:0-4");
 _Static_assert(PM_FILT_RETIRED == 1 && PM_FILT_MISPREDICT == 2 && PM_FILT_TRAP == 4,
                "format/retired, mispredict, trap are config1:0, 1, 2");
 
@@ -39,6 +41,11 @@ static const struct pmu_sysfs_attr cpu_events[] = {
   { "mem-ldst", "event=0x1,profileme=1,retired=1\n" },
 };
 
+/* The trace PMU (kernel/trace_pmu.h): the unit's memory size. */
+static const struct pmu_sysfs_attr trace_format[] = {
+  { "memsize", "config:0-4\n" },     /* log2 of the trace memory in bytes (0: 64 KB) */
+};
+
 #define N(a) (sizeof (a) / sizeof (a)[0])
 
 /* PERF_TYPE_RAW (4) for the cpu PMU, as Linux gives the first core PMU;
@@ -46,6 +53,7 @@ static const struct pmu_sysfs_attr cpu_events[] = {
 static const struct pmu_sysfs devices[] = {
   { "cpu", "4\n", cpu_format, N(cpu_format), cpu_events, N(cpu_events) },
   { "software", "1\n", NULL, 0, NULL, 0 },
+  { "trace", "10\n", trace_format, N(trace_format), NULL, 0 },   /* TRACE_PMU_TYPE */
 };
 
 const struct pmu_sysfs *pmu_sysfs_devices(size_t *n)

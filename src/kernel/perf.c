@@ -3,6 +3,7 @@
  * output through a begin/copy/end on a power-of-two data area with free-running
  * head and tail, a LOST record written before the next record that fits. */
 #include "kernel/perf.h"
+#include "kernel/perf_aux.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,13 @@ static void sched_pmu_in(struct perf_ctx *c, int cpu, int pi)
     if (e->active || e->pmu->add(e, PERF_EF_START)) continue;
     update_times(e);
     e->active = true;
+    if ((e->pmu->capabilities & PERF_PMU_CAP_ITRACE) && !e->itrace_started) {
+      /* perf_log_itrace_start: the task the trace starts in */
+      e->itrace_started = true;
+      uint32_t ids[2] = { c->run[cpu].pid, c->run[cpu].tid };
+      if (!c->running[cpu]) ids[0] = ids[1] = (uint32_t)-1;
+      perf_output_side_record(e, PERF_RECORD_ITRACE_START, ids, sizeof ids);
+    }
   }
 }
 
@@ -162,6 +170,7 @@ static int copy_attr(const struct perf_event_attr *u, struct perf_event_attr *a)
 static void free_instances(struct perf_event *e)
 {
   for (int i = 0; i < PERF_MAX_CPUS; i++) {
+    if (e->child[i] && e->pmu->destroy) e->pmu->destroy(e->child[i]);
     free(e->child[i]);
     e->child[i] = NULL;
   }
@@ -240,6 +249,7 @@ int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int
   e->tstamp = perf_ctx_time(c);
   if ((err = make_instances(c, e, cpu))) {
     free_instances(e);
+    if (e->pmu->destroy) e->pmu->destroy(e);
     free(e);
     return err;
   }
@@ -260,6 +270,7 @@ int perf_event_open(struct perf_ctx *c, const struct perf_event_attr *uattr, int
 
 static void rb_free(struct physmem *phys, struct perf_rb *rb)
 {
+  rb_free_aux(phys, rb);
   phys_unmap(rb->view, rb->nframes);
   if (rb->pfns) phys_free(phys, rb->nframes, rb->pfns);
   free(rb->pfns);
@@ -380,6 +391,25 @@ static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_
   rb_copy(e->ctx->phys, rb, rec, len);
   e->ctx->out_bytes += len;
 }
+
+void perf_output_side_record(struct perf_event *e, uint32_t type, const void *payload, size_t len)
+{
+  struct perf_ctx *c = e->ctx;
+  int cpu = e->cpu >= 0 ? e->cpu : 0;
+  uint8_t rec[128];
+  if (len > 64) return;
+  struct perf_event_header *h = (struct perf_event_header *)rec;
+  h->type = type;
+  h->misc = 0;
+  memcpy(rec + sizeof *h, payload, len);
+  uint32_t pid = c->running[cpu] ? c->run[cpu].pid : (uint32_t)-1, tid = c->running[cpu] ? c->run[cpu].tid : (uint32_t)-1;
+  size_t n = sizeof *h + len;
+  n += id_trailer(e, rec + n, pid, tid, perf_ctx_time(c));
+  h->size = (uint16_t)n;
+  output(e, rec, n, pid, tid);
+}
+
+struct physmem *perf_ctx_phys(struct perf_ctx *c) { return c->phys; }
 
 /* ---- samples ---- */
 
@@ -811,6 +841,11 @@ static void totals(struct perf_event *e, uint64_t *count, uint64_t *enabled, uin
 long perf_event_read(struct perf_event *e, void *buf, size_t len)
 {
   e = top(e);
+  if (e->pmu->aux_read)
+    for (int i = 0; i < PERF_MAX_CPUS; i++) {
+      int err = e->child[i] ? e->pmu->aux_read(e->child[i]) : 0;
+      if (err) return err;
+    }
   struct perf_event sum = *e;
   totals(e, &sum.count, &sum.time_enabled, &sum.time_running);
   uint64_t v[READ_VALUES_MAX];
@@ -878,6 +913,7 @@ void perf_event_close(struct perf_event *e)
     if (*pp == e) { *pp = e->next; break; }
   if (e->rb && --e->rb->refs == 0) rb_free(c->phys, e->rb);
   free_instances(e);
+  if (e->pmu->destroy) e->pmu->destroy(e);
   free(e);
 }
 

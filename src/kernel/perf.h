@@ -97,6 +97,11 @@ struct perf_arch {
   void *ctx;
 };
 
+/* pmu->capabilities (include/linux/perf_event.h). */
+#define PERF_PMU_CAP_ITRACE            0x0020   /* PERF_RECORD_ITRACE_START at first schedule-in */
+#define PERF_PMU_CAP_AUX_NO_SG         0x0004   /* the AUX buffer must be physically contiguous blocks */
+#define PERF_PMU_CAP_AUX_PREFER_LARGE  0x0400   /* take the largest contiguous blocks the allocator has */
+
 struct pmu {
   const char *name;
   uint32_t type;                 /* PERF_TYPE_* this PMU answers */
@@ -115,6 +120,19 @@ struct pmu {
   void (*stop)(struct perf_event *e, int flags);
   /* Folds the current hardware count into event->count. */
   void (*read)(struct perf_event *e);
+  /* ---- optional (NULL: none) ---- */
+  /* The event (an instance or a parent) is freed: the driver's pmu_private
+   * goes (event->destroy). */
+  void (*destroy)(struct perf_event *e);
+  /* The AUX area (kernel/perf_aux.h): the driver's state for the buffer of
+   * frames pfns[0..nr_pages) in order, or NULL to refuse it; overwrite:
+   * snapshot mode (the tool mapped it read-only). free_aux undoes it. */
+  void *(*setup_aux)(struct perf_event *e, const uint64_t *pfns, int nr_pages, bool overwrite);
+  void (*free_aux)(void *aux);
+  /* read(2) of an instance whether or not it is on the PMU: what drives a
+   * trace dump (the seed's read). Returns 0 or the -errno read(2) gives. */
+  int (*aux_read)(struct perf_event *e);
+  int capabilities;              /* PERF_PMU_CAP_* */
 };
 
 struct perf_rb;
@@ -139,6 +157,7 @@ struct perf_event {
   void *pmu_private;
   uint64_t next_deadline;        /* software timer events: next sample (ns) */
   uint64_t event_limit;          /* overflows left before it disables itself (REFRESH) */
+  bool itrace_started;           /* PERF_RECORD_ITRACE_START written (PERF_ATTACH_ITRACE) */
   struct perf_event *next;
 };
 
@@ -155,7 +174,10 @@ struct perf_rb {
   uint64_t lost;                 /* records dropped since the last LOST record */
   uint64_t lost_id;
   int refs;
+  struct perf_aux *aux;          /* the AUX area, when mapped (kernel/perf_aux.h) */
 };
+
+struct perf_aux;
 
 /* System settings a context starts with (sysctls). */
 struct perf_sysctl {
@@ -214,6 +236,12 @@ void perf_event_close(struct perf_event *e);
 /* The ring buffer's user page and data, as the tool's mmap sees them. */
 struct perf_event_mmap_page *perf_event_user_page(struct perf_event *e);
 const uint8_t *perf_event_data(struct perf_event *e, uint64_t *size);
+/* Writes a side-band record of `type` with payload (len bytes, a multiple of
+ * 8) for instance e, with the sample_id trailer of the task on e's CPU:
+ * PERF_RECORD_AUX and ITRACE_START (kernel/perf_aux.c). */
+void perf_output_side_record(struct perf_event *e, uint32_t type, const void *payload, size_t len);
+/* The physical memory the context's buffers come from. */
+struct physmem *perf_ctx_phys(struct perf_ctx *c);
 
 /* ---- called by the scheduler ---- */
 /* Task t starts running on cpu: the events that follow it go on the PMUs. */

@@ -18,6 +18,8 @@
 #include "kernel/alpha_pmu.h"
 #include "kernel/sim_pmu.h"
 #include "kernel/truth.h"
+#include "kernel/trace_pmu.h"
+#include "kernel/perf_aux.h"
 #include "pmu/trace_unit.h"
 #include "guest/shadow.h"
 #include "unwind/unwind.h"
@@ -63,6 +65,7 @@ struct mcpu {
   struct trace_unit trace;
   struct cpu_timing trace_hook;
   bool trace_irq;                /* the interrupt being taken is the unit's */
+  uint32_t trace_pid, trace_tid; /* the task on this CPU, kept by switch_hook for the unit */
 };
 
 struct machine {
@@ -77,6 +80,7 @@ struct machine {
   struct alpha_pmu *drv;
   struct sim_pmu *sim;
   struct trace_fw fw;            /* the trace units' firmware (PALcode) */
+  struct trace_pmu *trace;       /* the trace PMU driver over them */
   struct truth *truth;           /* ground truth per instruction, when a tool asked */
   struct perf_event *fds[MAX_FDS];
   void (*poll)(void *ctx);
@@ -352,8 +356,7 @@ static bool trace_insn(struct mcpu *c, const struct uarch_insn *ui, uint64_t cyc
     c->trace_irq = true;
     return true;
   }
-  const struct task *t = c->m->os->current;
-  trace_unit_step(&c->trace, ui, cycle, t ? (uint32_t)t->proc->pid : 0, t ? (uint32_t)t->tid : 0);
+  trace_unit_step(&c->trace, ui, cycle, c->trace_pid, c->trace_tid);
   return false;
 }
 
@@ -629,6 +632,8 @@ static void switch_hook(void *ctx, int cpu, struct task *prev, struct task *next
   struct machine *m = ctx;
   struct mcpu *c = &m->cpu[cpu];
   c->slice_ticks = 0;
+  c->trace_pid = next ? (uint32_t)next->proc->pid : 0;
+  c->trace_tid = next ? (uint32_t)next->tid : 0;
   struct perf_task pp, pn;
   if (prev) perf_task_of(prev, &pp);
   if (next) perf_task_of(next, &pn);
@@ -718,6 +723,13 @@ static int build_ktext(struct machine *m)
   return 0;
 }
 
+/* The unit's half-full interrupt goes to the trace driver. */
+static void trace_irq_default(void *ctx, int cpu)
+{
+  struct machine *m = ctx;
+  trace_pmu_irq(m->trace, cpu);
+}
+
 static int attach_cpu(struct machine *m, int id)
 {
   struct mcpu *c = &m->cpu[id];
@@ -764,6 +776,8 @@ struct machine *machine_create(const struct machine_opts *o)
   set_arch(m);
   for (int i = 0; i < m->ncpus; i++)
     if (attach_cpu(m, i)) { machine_destroy(m); return NULL; }
+  if (!(m->trace = trace_pmu_create(m->perf, &m->fw))) { machine_destroy(m); return NULL; }
+  machine_set_trace_irq(m, trace_irq_default, m);
   if (o->timed) {
     struct alpha_pmu_env env = { .now = drv_now, .insn_at = insn_at, .random = drv_random, .ctx = m };
     for (int i = 0; i < m->ncpus; i++) env.hw[i] = &m->cpu[i].pmu;
@@ -793,6 +807,7 @@ void machine_destroy(struct machine *m)
   free(m->ustack);
   for (int i = 0; i < MAX_FDS; i++) if (m->fds[i]) perf_event_close(m->fds[i]);
   perf_ctx_destroy(m->perf);
+  trace_pmu_destroy(m->trace);
   alpha_pmu_destroy(m->drv);
   sim_pmu_destroy(m->sim);
   truth_destroy(m->truth);
@@ -913,6 +928,13 @@ int machine_perf_mmap(struct machine *m, int fd, size_t len, void **addr)
   return 0;
 }
 
+int machine_perf_mmap_aux(struct machine *m, int fd, uint64_t offset, size_t len, bool writable, void **addr)
+{
+  struct perf_event *e = fd_event(m, fd);
+  if (!e) return -EBADF;
+  return perf_aux_mmap(e, offset, len, writable, addr);
+}
+
 long machine_perf_read(struct machine *m, int fd, void *buf, size_t len)
 {
   struct perf_event *e = fd_event(m, fd);
@@ -955,6 +977,21 @@ int machine_perf_close(struct machine *m, int fd)
 /* ---- the trace unit's firmware, for the trace driver and tests ---- */
 
 struct trace_fw *machine_trace_fw(struct machine *m) { return &m->fw; }
+const struct trace_pmu_stats *machine_trace_stats(const struct machine *m) { return trace_pmu_stats(m->trace); }
+
+void machine_trace_totals(const struct machine *m, struct trace_unit_stats *s)
+{
+  memset(s, 0, sizeof *s);
+  for (int i = 0; i < m->ncpus; i++) {
+    const struct trace_unit_stats *u = &m->cpu[i].trace.stats;
+    s->bytes += u->bytes;
+    s->packets += u->packets;
+    s->insns += u->insns;
+    s->lost_bytes += u->lost_bytes;
+    s->overflows += u->overflows;
+    s->irqs += u->irqs;
+  }
+}
 
 void machine_set_trace_irq(struct machine *m, void (*fn)(void *ctx, int cpu), void *ctx)
 {

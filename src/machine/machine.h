@@ -83,8 +83,15 @@ int machine_unwind_enable(struct machine *m);
  * as PALcode, and tests (busy injection, direct dumps). */
 struct trace_fw;
 struct trace_fw *machine_trace_fw(struct machine *m);
-/* Who handles a unit's half-full interrupt (the trace driver). */
+/* Who handles a unit's half-full interrupt (the trace driver by default;
+ * tests may take it). */
 void machine_set_trace_irq(struct machine *m, void (*fn)(void *ctx, int cpu), void *ctx);
+/* The trace driver's counters (kernel/trace_pmu.h) and the units' summed
+ * (trace bytes, packets, traced instructions, losses), for record and bench. */
+struct trace_pmu_stats;
+struct trace_unit_stats;
+const struct trace_pmu_stats *machine_trace_stats(const struct machine *m);
+void machine_trace_totals(const struct machine *m, struct trace_unit_stats *s);
 
 /* The true call stack of every sample written (guest/shadow.h): fn gets the
  * sample's pid, tid, time, and chain[0..n) = its user pc then the return
@@ -102,6 +109,10 @@ int machine_perf_open(struct machine *m, const struct perf_event_attr *attr, int
  * perf_event_mmap_page then the data. Returns 0 or -errno. */
 int machine_perf_mmap(struct machine *m, int fd, size_t len, void **addr);
 /* read(2) with the event's read_format. Returns bytes or -errno. */
+/* mmap(2) of the AUX area (kernel/perf_aux.h): the tool first writes
+ * aux_offset and aux_size into the user page, then maps len bytes at offset
+ * (read-write; read-only gives snapshot mode). 0 or -errno as Linux. */
+int machine_perf_mmap_aux(struct machine *m, int fd, uint64_t offset, size_t len, bool writable, void **addr);
 long machine_perf_read(struct machine *m, int fd, void *buf, size_t len);
 /* ioctl(2): PERF_EVENT_IOC_ENABLE, DISABLE, RESET, REFRESH, PERIOD (arg
  * points to the u64), ID (arg points to the u64 it fills), SET_OUTPUT (arg

@@ -60,7 +60,9 @@ static bool room(const struct trace_unit *u, size_t len) { return u->size - (u->
 
 static void put(struct trace_unit *u, const uint8_t *p, size_t len)
 {
-  for (size_t i = 0; i < len; i++) u->mem[(u->head + i) & (u->size - 1)] = p[i];
+  size_t at = (size_t)(u->head & (u->size - 1)), first = u->size - at < len ? u->size - at : len;
+  memcpy(u->mem + at, p, first);
+  memcpy(u->mem, p + first, len - first);
   u->head += len;
   u->since_psb += len;
   u->stats.bytes += len;

@@ -2,6 +2,8 @@
  * machine; the exit status is the guest's (128+signal when a signal killed it). */
 #include "tools/commands.h"
 #include "tools/spawn.h"
+#include "kernel/alpha_sysfs.h"
+#include "machine/machine.h"
 #include "util/err.h"
 #include <getopt.h>
 #include <signal.h>
@@ -22,6 +24,9 @@ static void run_usage(FILE *f)
     "  --cpus N        CPUs of the machine (default 1); threads and processes run\n"
     "                  on them concurrently in simulated time\n"
     "  --stats         print instructions, wall time and MIPS to stderr\n"
+    "  --trace         run with the trace unit on (trace//, drained through its\n"
+    "                  AUX area and discarded): with --stats, the trace bytes\n"
+    "                  per instruction (make bench)\n"
     "  --real-time     guest clocks follow the host clock instead of the\n"
     "                  instruction count (runs are then not reproducible)\n"
     "  -h, --help      this text\n\n"
@@ -34,12 +39,71 @@ static const char *signame(int hs)
   return d ? d : "unknown signal";
 }
 
-struct run_poll { struct machine *m; struct progress progress; };
+/* --trace: perf's user space for a trace// event whose data is counted
+ * and given back (what `record -e trace//` would write, unwritten). */
+struct run_trace {
+  int fd;
+  struct perf_event_mmap_page *up;
+  uint64_t bytes, records, truncated, reads;
+};
+
+struct run_poll { struct machine *m; struct progress progress; struct run_trace *trace; };
+
+static void trace_consume(struct run_trace *t)
+{
+  const uint8_t *data = (const uint8_t *)t->up + t->up->data_offset;
+  uint64_t size = t->up->data_size, head = __atomic_load_n(&t->up->data_head, __ATOMIC_ACQUIRE), tail = t->up->data_tail;
+  while (tail < head) {
+    struct perf_event_header h;
+    uint64_t v[3];
+    for (size_t i = 0; i < sizeof h; i++) ((uint8_t *)&h)[i] = data[(tail + i) & (size - 1)];
+    if (h.type == PERF_RECORD_AUX) {
+      for (size_t i = 0; i < sizeof v; i++) ((uint8_t *)v)[i] = data[(tail + 8 + i) & (size - 1)];
+      t->bytes += v[1];
+      t->records++;
+      if (v[2] & PERF_AUX_FLAG_TRUNCATED) t->truncated++;
+    }
+    tail += h.size ? h.size : 8;
+  }
+  __atomic_store_n(&t->up->data_tail, tail, __ATOMIC_RELEASE);
+  __atomic_store_n(&t->up->aux_tail, __atomic_load_n(&t->up->aux_head, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+}
 
 static void run_poll(void *ctx)
 {
   struct run_poll *rp = ctx;
+  if (rp->trace) trace_consume(rp->trace);
   progress_update(&rp->progress, rp->m, NULL, 0);
+}
+
+#define TRACE_RING_PAGES 8
+#define TRACE_AUX_PAGES 256   /* 2 MB */
+
+static int trace_open(struct machine *mach, struct run_trace *t)
+{
+  const struct pmu_sysfs *d = pmu_sysfs_find("trace");
+  struct perf_event_attr a = { .size = sizeof a, .type = d ? (uint32_t)atoi(d->type) : 0, .exclude_kernel = 1,
+                               .inherit = 1, .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU, .sample_id_all = 1 };
+  t->fd = machine_perf_open(mach, &a, machine_init_pid(mach), -1, -1, 0);
+  if (t->fd < 0) return t->fd;
+  void *addr;
+  int err = machine_perf_mmap(mach, t->fd, (1 + TRACE_RING_PAGES) * PHYS_PAGE, &addr);
+  if (err) return err;
+  t->up = addr;
+  t->up->aux_offset = (1 + TRACE_RING_PAGES) * PHYS_PAGE;
+  t->up->aux_size = TRACE_AUX_PAGES * PHYS_PAGE;
+  return machine_perf_mmap_aux(mach, t->fd, t->up->aux_offset, t->up->aux_size, true, &addr);
+}
+
+/* The seed's drain: read the event until its count is 0. */
+static void trace_drain(struct machine *mach, struct run_trace *t)
+{
+  uint64_t v = 1;
+  while (v && t->reads < 100000) {
+    t->reads++;
+    if (machine_perf_read(mach, t->fd, &v, sizeof v) != 8) break;
+    trace_consume(t);
+  }
 }
 
 int cmd_run(int argc, char **argv)
@@ -47,10 +111,11 @@ int cmd_run(int argc, char **argv)
   static const struct option opts[] = {
     { "sysroot", required_argument, 0, 's' }, { "seed", required_argument, 0, 'S' },
     { "stats", no_argument, 0, 't' }, { "real-time", no_argument, 0, 'r' },
-    { "cpus", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    { "cpus", required_argument, 0, 'C' }, { "trace", no_argument, 0, 'T' }, { "help", no_argument, 0, 'h' },
+    { 0, 0, 0, 0 },
   };
   struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" } };
-  bool stats = false;
+  bool stats = false, trace = false;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -64,6 +129,7 @@ int cmd_run(int argc, char **argv)
     }
     case 't': stats = true; break;
     case 'r': mo.os.real_time = true; break;
+    case 'T': trace = true; break;
     case 'C': if (tool_parse_cpus("run", optarg, &mo.ncpus)) return 2; break;
     case 'h': run_usage(stdout); return 0;
     default: run_usage(stderr); return 2;
@@ -83,11 +149,22 @@ int cmd_run(int argc, char **argv)
   if (!mach) return rc;
   struct os *m = machine_os(mach);
   struct run_poll rp = { .m = mach };
+  struct run_trace rt = { .fd = -1 };
+  if (trace) {
+    int err = trace_open(mach, &rt);
+    if (err) {
+      fprintf(stderr, "profileme run: trace//: %s\n", strerror(-err));
+      machine_destroy(mach);
+      return 1;
+    }
+    rp.trace = &rt;
+  }
   progress_start(&rp.progress, "run", stats);
   machine_set_poll(mach, run_poll, &rp);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int status = machine_run(mach);
+  if (trace) trace_drain(mach, &rt);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   progress_end(&rp.progress);
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -97,6 +174,10 @@ int cmd_run(int argc, char **argv)
     fprintf(stderr, "profileme: %llu instructions, %.3f s, %.1f MIPS, %llu syscalls, %llu unaligned fix-ups\n",
             (unsigned long long)mp.insns, secs, secs > 0 ? (double)mp.insns / secs / 1e6 : 0.0,
             (unsigned long long)m->syscalls, (unsigned long long)m->cpus[0].unaligned_fixups);
+    if (trace)
+      fprintf(stderr, "profileme: trace: %llu AUX bytes, %.3f bytes/instruction, %llu AUX records, %llu truncated, %llu drain reads\n",
+              (unsigned long long)rt.bytes, mp.insns ? (double)rt.bytes / (double)mp.insns : 0.0,
+              (unsigned long long)rt.records, (unsigned long long)rt.truncated, (unsigned long long)rt.reads);
   }
   fflush(stdout);
   if (status & 0x7f) {

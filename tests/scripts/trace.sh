@@ -3,7 +3,8 @@
 # on the functional and the timed machine with the unit on, its half-full
 # interrupt dumping through the firmware; $BUILD/unit/test_trace decodes the
 # streams against each program's code and compares the per-PC counts with
-# the executor's own record of a second run (tests/unit/test_trace.c).
+# the executor's own record of a second run (tests/unit/test_trace.c), first
+# with the firmware driven directly, then through perf (trace//, AUX area).
 set -u
 . "$(dirname "$0")/../lib/common.bash"
 cd "$root"
@@ -27,5 +28,10 @@ done
   "$T" "$sysroot" --functional "${progs[@]}"
   "$T" "$sysroot" --timed "$out/calls" "$out/sig_basic" "$out/sig_fault"
   "$T" "$sysroot" --cpus=2 --functional "$out/threads_sync" "$out/fork_wait"
+  # The whole path as a tool sees it: trace// opened, ring and AUX mapped,
+  # AUX records read at every poll, the drain until the count is 0.
+  "$T" "$sysroot" --perf --functional "$out/calls" "$out/sig_basic" "$out/sig_fault" "$out/setjmp_longjmp" "$out/fork_wait"
+  "$T" "$sysroot" --perf --timed "$out/calls" "$out/sig_fault"
+  "$T" "$sysroot" --perf --cpus=2 --functional "$out/threads_sync" "$out/fork_wait"
 } 2>&1 | grep -E '^(PASS|FAIL|trace )'
 exit "${PIPESTATUS[0]}"

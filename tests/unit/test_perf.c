@@ -19,7 +19,7 @@ static void fake_del(struct perf_event *e, int f) { (void)e; (void)f; }
 static void fake_start(struct perf_event *e, int f) { (void)e; (void)f; }
 static void fake_stop(struct perf_event *e, int f) { (void)e; (void)f; }
 static void fake_read(struct perf_event *e) { (void)e; }
-static struct pmu fake = { "fake", PERF_TYPE_RAW, NULL, fake_init, fake_add, fake_del, fake_start, fake_stop, fake_read };
+static struct pmu fake = { .name = "fake", .type = PERF_TYPE_RAW, .priv = NULL, .event_init = fake_init, .add = fake_add, .del = fake_del, .start = fake_start, .stop = fake_stop, .read = fake_read };
 
 static struct perf_ctx *ctx(int paranoid, bool priv)
 {
@@ -159,8 +159,8 @@ static void slot_read(struct perf_event *e) { e->count += fake_time - e->hw.prev
 static void slot_del(struct perf_event *e, int f) { (void)f; slot_read(e); if (one_slot == e) one_slot = NULL; }
 static void slot_start(struct perf_event *e, int f) { (void)e; (void)f; }
 static void slot_stop(struct perf_event *e, int f) { (void)e; (void)f; }
-static struct pmu slot_a = { "one-slot", 20, NULL, slot_init_a, slot_add, slot_del, slot_start, slot_stop, slot_read };
-static struct pmu slot_b = { "always", 21, NULL, slot_init_b, slot_add, slot_del, slot_start, slot_stop, slot_read };
+static struct pmu slot_a = { .name = "one-slot", .type = 20, .priv = NULL, .event_init = slot_init_a, .add = slot_add, .del = slot_del, .start = slot_start, .stop = slot_stop, .read = slot_read };
+static struct pmu slot_b = { .name = "always", .type = 21, .priv = NULL, .event_init = slot_init_b, .add = slot_add, .del = slot_del, .start = slot_start, .stop = slot_stop, .read = slot_read };
 
 /* Multiplexing rotates each PMU's events on its own (Linux's per-PMU
  * contexts): two events of a one-counter PMU share its time half and half,

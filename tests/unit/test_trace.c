@@ -16,6 +16,9 @@
 #include "isa/isa.h"
 #include "machine/machine.h"
 #include "pmu/trace_unit.h"
+#include "kernel/perf_aux.h"
+#include "kernel/trace_pmu.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -141,7 +144,8 @@ static void dec_walk(struct dec *d, uint64_t n, int want, uint64_t target)
   if (!d->synced) return;
   for (uint64_t i = 1; i <= n; i++) {
     uint32_t w;
-    if (!d->code || !code_word(d->code, d->pc, &w)) { dec_error(d); return; }
+    if (!d->code) { d->insns += n; return; }   /* packets only: count what they say */
+    if (!code_word(d->code, d->pc, &w)) { dec_error(d); return; }
     struct axp_insn in = axp_decode(w);
     int fmt = in.id < AXP_NUM_IDS ? (int)axp_info[in.id].format : -1;
     bool br = fmt == AXP_FMT_BRA || fmt == AXP_FMT_FBRA;
@@ -183,7 +187,9 @@ static bool dec_run(struct dec *d, const uint8_t *p, size_t len)
     case TRACE_PAD: break;
     case TRACE_PSB: {
       uint64_t pc = rd_le(p, len, &at, 8, &ok), cyc = rd_le(p, len, &at, 8, &ok);
-      rd_le(p, len, &at, 9, &ok);
+      rd_le(p, len, &at, 4, &ok);   /* pid */
+      rd_le(p, len, &at, 4, &ok);   /* tid */
+      rd_le(p, len, &at, 1, &ok);   /* mode */
       if (cyc < d->last_cycle) d->time_backwards = true;
       d->last_cycle = cyc;
       if (d->synced && pc != d->pc) dec_error(d);   /* a PSB agrees with the flow */
@@ -376,6 +382,328 @@ static void test_unit_busy(void)
   phys_destroy(ph);
 }
 
+
+/* ---- the AUX area and the trace driver (Linux's ring_buffer.c, the seed) ---- */
+
+#define RAM_FRAMES 4096
+#define GUARD 0xA5
+
+static uint64_t zero_clock(void *ctx) { (void)ctx; return 0; }
+
+struct rig {
+  struct physmem *ph;
+  struct perf_ctx *ctx;
+  struct trace_fw fw;
+  struct trace_unit unit;
+  struct fake f;
+  struct trace_pmu *drv;
+  struct perf_event *e;
+  struct perf_event_mmap_page *up;
+  uint8_t *aux;
+  size_t aux_pages;
+  uint64_t pc;                 /* the synthetic program's next pc */
+  uint64_t steps;              /* instructions fed */
+  uint64_t consumed;           /* the tool's aux_tail */
+  uint8_t *stream;             /* what the tool copied out of the AUX area, in record order */
+  size_t len, cap;
+  uint64_t rec_flags_or, rec_truncated, rec_collision, rec_partial, rec_overwrite, records, itrace_start;
+};
+
+/* Builds RAM (fragmented as asked), the perf core with the trace driver and
+ * one CPU-wide trace event with a ring of 2 pages and an AUX area of
+ * aux_pages; guard bytes everywhere else. Returns 0 or the mmap error. */
+static int rig_open(struct rig *r, enum phys_frag frag, size_t aux_pages, uint32_t watermark, bool writable)
+{
+  memset(r, 0, sizeof *r);
+  r->ph = phys_create((uint64_t)RAM_FRAMES * PHYS_PAGE);
+  if (frag != PHYS_FRAG_NONE) phys_fragment(r->ph, frag, 7);
+  struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .ncpus = 1 };
+  r->ctx = perf_ctx_create(&sys, r->ph, zero_clock, NULL);
+  trace_unit_init(&r->unit, &r->f.icount, fake_now, &r->f, 3);
+  r->fw = (struct trace_fw){ .units = { &r->unit }, .nunits = 1, .phys = r->ph, .phys_bytes = (uint64_t)RAM_FRAMES * PHYS_PAGE };
+  r->drv = trace_pmu_create(r->ctx, &r->fw);
+  for (uint64_t f = 0; f < RAM_FRAMES; f++) memset(phys_frame(r->ph, f), GUARD, PHYS_PAGE);
+  struct perf_event_attr a = { .size = sizeof a, .type = TRACE_PMU_TYPE, .disabled = 1, .exclude_kernel = 1,
+                               .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU, .sample_id_all = 1,
+                               .aux_watermark = watermark };
+  int err = perf_event_open(r->ctx, &a, -1, 0, NULL, &r->e);
+  if (err) return err;
+  if ((err = perf_event_mmap(r->e, 2, PHYS_PAGE))) return err;
+  r->up = perf_event_user_page(r->e);
+  r->up->aux_offset = 3 * PHYS_PAGE;
+  r->up->aux_size = aux_pages * PHYS_PAGE;
+  r->aux_pages = aux_pages;
+  void *addr = NULL;
+  err = perf_aux_mmap(r->e, 3 * PHYS_PAGE, aux_pages * PHYS_PAGE, writable, &addr);
+  r->aux = addr;
+  r->pc = 0x10000;
+  return err;
+}
+
+static void rig_close(struct rig *r)
+{
+  if (r->ctx) perf_ctx_destroy(r->ctx);
+  trace_pmu_destroy(r->drv);
+  trace_unit_fini(&r->unit);
+  phys_destroy(r->ph);
+  free(r->stream);
+}
+
+/* n instructions of a loop: 5 adds and a taken br back, one run of the
+ * executor (all retire); the unit's interrupt goes to the driver. */
+static void rig_run(struct rig *r, uint64_t n)
+{
+  static struct axp_insn add, br;
+  add = mk(W_ADDQ);
+  br = mk(0xc3fffffau);   /* br -6 insns: back to the loop's first add */
+  for (uint64_t i = 0; i < n; i++) {
+    if (trace_unit_irq(&r->unit)) { r->f.icount = r->unit.run_icount + r->unit.run_hooked; trace_pmu_irq(r->drv, 0); }
+    bool last = (r->pc & 0x1F) == 0x14;
+    struct uarch_insn ui = { .pc = r->pc, .d = last ? &br : &add, .next_pc = last ? r->pc - 20 : r->pc + 4, .taken = last };
+    r->f.cycle += 1;
+    if (r->unit.on) trace_unit_step(&r->unit, &ui, r->f.cycle, 1, 1);
+    r->pc = ui.next_pc;
+    r->steps++;
+  }
+  r->f.icount = r->unit.run_icount + r->unit.run_hooked;   /* the run ends: all retired */
+}
+
+/* The tool: reads the ring's records; copies each AUX record's bytes out of
+ * the AUX area and gives them back (aux_tail) unless `hold`. */
+static void rig_consume(struct rig *r, bool hold)
+{
+  uint64_t size;
+  const uint8_t *data = perf_event_data(r->e, &size);
+  uint64_t head = r->up->data_head, tail = r->up->data_tail;
+  while (tail < head) {
+    struct perf_event_header h;
+    uint8_t rec[256];
+    for (size_t i = 0; i < sizeof h; i++) ((uint8_t *)&h)[i] = data[(tail + i) & (size - 1)];
+    for (size_t i = 0; i < h.size && i < sizeof rec; i++) rec[i] = data[(tail + i) & (size - 1)];
+    tail += h.size;
+    if (h.type == PERF_RECORD_ITRACE_START) r->itrace_start++;
+    if (h.type != PERF_RECORD_AUX) continue;
+    uint64_t v[3];
+    memcpy(v, rec + 8, sizeof v);
+    r->records++;
+    r->rec_flags_or |= v[2];
+    if (v[2] & PERF_AUX_FLAG_TRUNCATED) r->rec_truncated++;
+    if (v[2] & PERF_AUX_FLAG_COLLISION) r->rec_collision++;
+    if (v[2] & PERF_AUX_FLAG_PARTIAL) r->rec_partial++;
+    if (v[2] & PERF_AUX_FLAG_OVERWRITE) { r->rec_overwrite++; continue; }
+    if (r->len + v[1] > r->cap) { r->cap = (r->len + v[1]) * 2; r->stream = realloc(r->stream, r->cap); }
+    uint64_t asz = r->aux_pages * PHYS_PAGE;
+    for (uint64_t i = 0; i < v[1]; i++) r->stream[r->len++] = r->aux[(v[0] + i) & (asz - 1)];
+  }
+  r->up->data_tail = tail;
+  if (!hold) r->up->aux_tail = r->up->aux_head;
+}
+
+/* Every frame outside the AUX area and the ring still holds the guard. */
+static bool rig_guards_intact(struct rig *r, uint64_t *bad)
+{
+  struct perf_aux *a = perf_event_aux(r->e);
+  for (uint64_t f = 0; f < RAM_FRAMES; f++) {
+    bool mine = false;
+    for (size_t i = 0; i < a->nr_pages && !mine; i++) mine = a->pfns[i] == f;
+    for (size_t i = 0; i < r->e->rb->nframes && !mine; i++) mine = r->e->rb->pfns[i] == f;
+    if (mine) continue;
+    const uint8_t *p = phys_frame(r->ph, f);
+    for (size_t k = 0; k < PHYS_PAGE; k++) if (p[k] != GUARD) { *bad = f; return false; }
+  }
+  return true;
+}
+
+static uint64_t rig_read_count(struct rig *r, long *rc)
+{
+  uint64_t v = 0;
+  *rc = perf_event_read(r->e, &v, sizeof v);
+  return v;
+}
+
+static void test_aux_alloc(void)
+{
+  struct rig r;
+  CHECK_EQ_U64(rig_open(&r, PHYS_FRAG_NONE, 64, 0, true), 0, "aux: mmap of 64 AUX pages");
+  struct perf_aux *a = perf_event_aux(r.e);
+  /* Default watermark: half the buffer, so blocks of order 5 (32 pages). */
+  CHECK(a && a->nblocks == 2 && a->blocks[0].order == 5 && a->blocks[1].order == 5,
+        "aux: rb_alloc_aux with NO_SG|PREFER_LARGE takes blocks of get_order(watermark) (%zu blocks, order %u)",
+        a ? a->nblocks : 0, a && a->nblocks ? a->blocks[0].order : 0);
+  CHECK(a && a->watermark == 32 * PHYS_PAGE, "aux: the watermark defaults to half the buffer");
+  void *addr;
+  CHECK_EQ_U64(perf_aux_mmap(r.e, 3 * PHYS_PAGE, 32 * PHYS_PAGE, true, &addr), (uint64_t)-EINVAL, "aux: a second mapping of another size is refused");
+  r.up->aux_offset = PHYS_PAGE;
+  CHECK_EQ_U64(perf_aux_mmap(r.e, PHYS_PAGE, 64 * PHYS_PAGE, true, &addr), (uint64_t)-EINVAL, "aux: aux_offset inside the data area is refused");
+  rig_close(&r);
+  CHECK_EQ_U64(rig_open(&r, PHYS_FRAG_NONE, 64, PHYS_PAGE, true), 0, "aux: mmap with aux_watermark one page");
+  a = perf_event_aux(r.e);
+  CHECK(a && a->nblocks == 64 && a->blocks[0].order == 0, "aux: a one-page watermark gives order-0 blocks");
+  rig_close(&r);
+  CHECK_EQ_U64(rig_open(&r, PHYS_FRAG_NONE, 64, 0, false), 0, "aux: read-only mmap (snapshot mode)");
+  a = perf_event_aux(r.e);
+  CHECK(a && a->overwrite && a->nblocks == 1 && a->blocks[0].order == 6, "aux: overwrite mode with NO_SG is one block of ilog2(pages)");
+  rig_close(&r);
+  CHECK_EQ_U64(rig_open(&r, PHYS_FRAG_EVERY_OTHER, 64, 0, false), (uint64_t)-ENOMEM,
+               "aux: overwrite mode with NO_SG fails without one contiguous block (every other frame taken)");
+  rig_close(&r);
+  CHECK_EQ_U64(rig_open(&r, PHYS_FRAG_NONE, 48, 0, true), (uint64_t)-EINVAL, "aux: 48 pages (not a power of two) are refused");
+  rig_close(&r);
+  /* A PMU without setup_aux: the software PMU. */
+  struct physmem *ph = phys_create(256 * PHYS_PAGE);
+  struct perf_sysctl sys = { .paranoid = -1, .privileged = true, .ncpus = 1 };
+  struct perf_ctx *c = perf_ctx_create(&sys, ph, zero_clock, NULL);
+  perf_pmu_register(c, perf_sw_pmu());
+  struct perf_event_attr at = { .size = sizeof at, .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK, .disabled = 1 };
+  struct perf_event *e;
+  perf_event_open(c, &at, -1, 0, NULL, &e);
+  perf_event_mmap(e, 2, PHYS_PAGE);
+  perf_event_user_page(e)->aux_offset = 3 * PHYS_PAGE;
+  perf_event_user_page(e)->aux_size = 4 * PHYS_PAGE;
+  CHECK_EQ_U64(perf_aux_mmap(e, 3 * PHYS_PAGE, 4 * PHYS_PAGE, true, &addr), (uint64_t)-EOPNOTSUPP, "aux: a PMU without setup_aux has no AUX area");
+  perf_ctx_destroy(c);
+  phys_destroy(ph);
+}
+
+/* Traces, dumps and drains with memory fragmented on purpose: no dump may
+ * write outside the AUX area, and the tool gets the whole stream. */
+static void test_aux_fragmented(enum phys_frag frag, const char *what)
+{
+  struct rig r;
+  int err = rig_open(&r, frag, 32, 0, true);
+  CHECK_EQ_U64(err, 0, "aux %s: mmap of 32 AUX pages", what);
+  if (err) { rig_close(&r); return; }
+  perf_event_enable(r.e);
+  for (int round = 0; round < 20; round++) {
+    rig_run(&r, 30000);
+    rig_consume(&r, false);
+  }
+  /* The program's end finds the AUX area full: the stop cannot dump all,
+   * the tool's drain must. */
+  const struct trace_pmu_stats *st0 = trace_pmu_stats(r.drv);
+  uint64_t full0 = st0->aux_full;
+  for (int k = 0; k < 1000 && st0->aux_full == full0; k++) {
+    rig_run(&r, 2000);
+    rig_consume(&r, true);
+  }
+  perf_event_disable(r.e);
+  long rc;
+  uint64_t count = 1;
+  int reads = 0;
+  for (; reads < 100 && count; reads++) {
+    count = rig_read_count(&r, &rc);
+    rig_consume(&r, false);
+  }
+  struct perf_aux *a = perf_event_aux(r.e);
+  size_t runs = 0;
+  for (size_t i = 0; i < a->nr_pages; i++) runs += !i || a->pfns[i] != a->pfns[i - 1] + 1;
+  const struct trace_pmu_stats *st = trace_pmu_stats(r.drv);
+  uint64_t bad = 0;
+  CHECK(rig_guards_intact(&r, &bad), "aux %s: no frame outside the AUX area and the ring was written (first at %" PRIu64 ")", what, bad);
+  CHECK(frag == PHYS_FRAG_NONE || (runs > 16 && st->gap_bounded > 0),
+        "aux %s: the buffer is in %zu pieces and %" PRIu64 " dumps ended at a gap", what, runs, st->gap_bounded);
+  CHECK(count == 0 && reads > 1, "aux %s: the drain reads until the count is 0 (%d reads)", what, reads);
+  struct dec d = { 0 };
+  bool ok = dec_run(&d, r.stream, r.len);
+  uint64_t pads = d.packets[TRACE_PAD];
+  CHECK(ok && !d.errors, "aux %s: the stream from the AUX records parses", what);
+  CHECK_EQ_U64(r.len - pads, r.unit.stats.bytes, "aux %s: every byte the unit wrote reached the tool (PAD aside)", what);
+  CHECK_EQ_U64(d.insns, r.steps, "aux %s: the packets account for every instruction", what);
+  CHECK(r.itrace_start == 1, "aux %s: one PERF_RECORD_ITRACE_START", what);
+  CHECK(!d.lost && !r.unit.stats.lost_bytes, "aux %s: a consumer that keeps up loses nothing (a full buffer at the end only cuts records: %" PRIu64 " TRUNCATED)", what, r.rec_truncated);
+  rig_close(&r);
+}
+
+/* A full AUX buffer: data is lost only with TRUNCATED set and counted. */
+static void test_aux_full(void)
+{
+  struct rig r;
+  rig_open(&r, PHYS_FRAG_NONE, 4, 0, true);
+  perf_event_enable(r.e);
+  rig_run(&r, 400000);              /* about 4 x what 4 AUX pages and 64 KB of unit hold */
+  rig_consume(&r, true);            /* the tool looks but gives nothing back */
+  const struct trace_pmu_stats *st = trace_pmu_stats(r.drv);
+  CHECK(st->aux_full > 0, "aux full: dumps found no space (%" PRIu64 ")", st->aux_full);
+  CHECK(r.rec_truncated > 0, "aux full: a record that filled the buffer has TRUNCATED (%" PRIu64 " of %" PRIu64 ")",
+        r.rec_truncated, r.records);
+  rig_consume(&r, false);
+  perf_event_disable(r.e);
+  long rc;
+  for (int i = 0; i < 100 && rig_read_count(&r, &rc); i++) rig_consume(&r, false);
+  rig_consume(&r, false);
+  struct dec d = { 0 };
+  dec_run(&d, r.stream, r.len);
+  CHECK(d.lost > 0 && d.lost == r.unit.stats.lost_bytes && st->lost_bytes == d.lost,
+        "aux full: the loss is counted: OVF %" PRIu64 " = unit %" PRIu64 " = driver %" PRIu64 " bytes",
+        d.lost, r.unit.stats.lost_bytes, st->lost_bytes);
+  CHECK_EQ_U64(r.len - d.packets[TRACE_PAD] + d.lost, r.unit.stats.bytes + r.unit.stats.lost_bytes,
+               "aux full: bytes received plus bytes lost are every byte the unit made");
+  rig_close(&r);
+}
+
+/* Busy answers: retried, then reported; a stop that stays busy: -EAGAIN. */
+static void test_aux_busy(void)
+{
+  struct rig r;
+  rig_open(&r, PHYS_FRAG_NONE, 16, 0, true);
+  perf_event_enable(r.e);
+  rig_run(&r, 20000);
+  const struct trace_pmu_stats *st = trace_pmu_stats(r.drv);
+  uint64_t retries = st->busy_retries, dumps = st->dumps;
+  r.unit.busy_inject = 3;
+  long rc;
+  rig_read_count(&r, &rc);
+  CHECK(st->busy_retries == retries + 3 && st->dumps > dumps && !st->busy_reported,
+        "aux busy: 3 busy answers are retried and the dump goes through");
+  r.unit.busy_inject = 1000;
+  rig_run(&r, 100);
+  rig_read_count(&r, &rc);
+  rig_consume(&r, false);
+  CHECK(st->busy_reported > 0 && r.rec_collision > 0, "aux busy: a firmware busy past %d retries is reported (COLLISION record)",
+        TRACE_PMU_BUSY_RETRIES);
+  r.unit.busy_inject = 0;
+  r.unit.stop_stuck = true;
+  perf_event_disable(r.e);
+  uint64_t v;
+  CHECK_EQ_U64(perf_event_read(r.e, &v, sizeof v), (uint64_t)-EAGAIN, "aux busy: read of a trace that cannot be stopped gives -EAGAIN");
+  r.unit.stop_stuck = false;
+  uint64_t count = 1;
+  for (int i = 0; i < 100 && count; i++) {
+    rc = 0;
+    count = rig_read_count(&r, &rc);
+    rig_consume(&r, false);
+    if (rc < 0) break;
+  }
+  CHECK(rc == 8 && count == 0, "aux busy: once it stops, the drain ends with count 0");
+  struct dec d = { 0 };
+  CHECK(dec_run(&d, r.stream, r.len) && d.insns == r.steps && !d.lost, "aux busy: nothing was lost to the busy answers");
+  rig_close(&r);
+}
+
+/* Snapshot mode: the AUX area is overwritten round and round. */
+static void test_aux_snapshot(void)
+{
+  struct rig r;
+  rig_open(&r, PHYS_FRAG_NONE, 8, 0, false);
+  perf_event_enable(r.e);
+  rig_run(&r, 300000);
+  rig_consume(&r, true);
+  struct perf_aux *a = perf_event_aux(r.e);
+  CHECK(r.up->aux_head > a->size && r.rec_overwrite > 0 && !r.rec_truncated,
+        "aux snapshot: the head wraps (%" PRIu64 " > %" PRIu64 "), records say OVERWRITE, never TRUNCATED",
+        (uint64_t)r.up->aux_head, a->size);
+  /* The last aux_size bytes before the head decode from their first PSB. */
+  uint64_t head = r.up->aux_head, asz = a->size;
+  uint8_t *snap = malloc(asz);
+  for (uint64_t i = 0; i < asz; i++) snap[i] = r.aux[(head + i) & (asz - 1)];
+  size_t at = 0;
+  while (at < asz && snap[at] != TRACE_PSB) at++;
+  struct dec d = { 0 };
+  CHECK(at < asz && dec_run(&d, snap + at, asz - at), "aux snapshot: the snapshot parses from a PSB");
+  free(snap);
+  rig_close(&r);
+}
+
 /* ---- real programs: the decoded flow against the executor ---- */
 
 struct oracle { struct os *os; struct counts c[OS_MAX_CPUS]; uint64_t icount0[OS_MAX_CPUS], hooked[OS_MAX_CPUS]; uint64_t last[OS_MAX_CPUS]; };
@@ -440,7 +768,86 @@ static void sink_irq(void *ctx, int cpu)
   sink_dump(s, cpu);
 }
 
-static void test_program(const char *sysroot, const char *path, int ncpus, bool timed)
+/* The tool's side through the machine's perf system calls, as `record -e
+ * trace//` does: a task event (inherited), its ring and AUX area mapped; at
+ * every poll the AUX records are read and their bytes appended to the
+ * stream of the record's CPU (sample_id), and aux_tail given back. */
+struct tool {
+  struct machine *m;
+  int fd;
+  struct perf_event_mmap_page *up;
+  uint8_t *aux;
+  uint64_t aux_size;
+  uint8_t *buf[OS_MAX_CPUS];
+  size_t len[OS_MAX_CPUS], cap[OS_MAX_CPUS];
+  uint64_t records, truncated, collision, itrace_start;
+};
+
+static void tool_poll(void *ctx)
+{
+  struct tool *t = ctx;
+  const uint8_t *data = (const uint8_t *)t->up + t->up->data_offset;
+  uint64_t size = t->up->data_size, head = __atomic_load_n(&t->up->data_head, __ATOMIC_ACQUIRE), tail = t->up->data_tail;
+  while (tail < head) {
+    uint8_t rec[256];
+    struct perf_event_header h;
+    for (size_t i = 0; i < sizeof h; i++) ((uint8_t *)&h)[i] = data[(tail + i) & (size - 1)];
+    for (size_t i = 0; i < h.size && i < sizeof rec; i++) rec[i] = data[(tail + i) & (size - 1)];
+    tail += h.size;
+    if (h.type == PERF_RECORD_ITRACE_START) t->itrace_start++;
+    if (h.type != PERF_RECORD_AUX) continue;
+    uint64_t v[3];
+    uint32_t cpu;
+    memcpy(v, rec + 8, sizeof v);
+    memcpy(&cpu, rec + 8 + 24 + 8, 4);   /* sample_id: pid, tid, then cpu */
+    t->records++;
+    if (v[2] & PERF_AUX_FLAG_TRUNCATED) t->truncated++;
+    if (v[2] & PERF_AUX_FLAG_COLLISION) t->collision++;
+    if (cpu >= OS_MAX_CPUS) continue;
+    if (t->len[cpu] + v[1] > t->cap[cpu]) {
+      t->cap[cpu] = (t->len[cpu] + v[1]) * 2;
+      t->buf[cpu] = realloc(t->buf[cpu], t->cap[cpu]);
+    }
+    for (uint64_t i = 0; i < v[1]; i++) t->buf[cpu][t->len[cpu]++] = t->aux[(v[0] + i) & (t->aux_size - 1)];
+  }
+  __atomic_store_n(&t->up->data_tail, tail, __ATOMIC_RELEASE);
+  __atomic_store_n(&t->up->aux_tail, __atomic_load_n(&t->up->aux_head, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+}
+
+static int tool_open(struct tool *t, struct machine *m, int pid)
+{
+  memset(t, 0, sizeof *t);
+  t->m = m;
+  struct perf_event_attr a = { .size = sizeof a, .type = TRACE_PMU_TYPE, .exclude_kernel = 1, .inherit = 1,
+                               .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU, .sample_id_all = 1 };
+  t->fd = machine_perf_open(m, &a, pid, -1, -1, 0);
+  if (t->fd < 0) return t->fd;
+  void *addr;
+  int err = machine_perf_mmap(m, t->fd, 9 * PHYS_PAGE, &addr);
+  if (err) return err;
+  t->up = addr;
+  t->aux_size = 128 * PHYS_PAGE;   /* 1 MB: a timed run polls only at ticks (651k cycles) */
+  t->up->aux_offset = 9 * PHYS_PAGE;
+  t->up->aux_size = t->aux_size;
+  if ((err = machine_perf_mmap_aux(m, t->fd, 9 * PHYS_PAGE, t->aux_size, true, &addr))) return err;
+  t->aux = addr;
+  machine_set_poll(m, tool_poll, t);
+  return 0;
+}
+
+/* After the program: read the event until its count is 0 (the seed's drain). */
+static int tool_drain(struct tool *t)
+{
+  uint64_t v = 1;
+  int reads = 0;
+  for (; reads < 10000 && v; reads++) {
+    if (machine_perf_read(t->m, t->fd, &v, sizeof v) != 8) return -1;
+    tool_poll(t);
+  }
+  return reads;
+}
+
+static void test_program(const char *sysroot, const char *path, int ncpus, bool timed, bool via_perf)
 {
   const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   char *argv[] = { (char *)path, NULL }, *envp[] = { NULL };
@@ -472,22 +879,36 @@ static void test_program(const char *sysroot, const char *path, int ncpus, bool 
   rc = machine_spawn(m, 1, argv, envp, detail, sizeof detail);
   struct sink s = { .m = m, .fw = machine_trace_fw(m) };
   uint64_t pfns[8];
-  phys_alloc(s.fw->phys, 8, true, pfns);
-  s.pa = pfns[0] * PHYS_PAGE;
-  machine_set_trace_irq(m, sink_irq, &s);
   uint64_t ret[4];
-  for (int i = 0; i < ncpus; i++) {
-    pal_trace(s.fw, TRACE_PAL_SETUP, i, 0, TRACE_MEM_DEFAULT, 0, ret);
-    pal_trace(s.fw, TRACE_PAL_START, i, 0, 0, 1, ret);
+  struct tool tl;
+  if (via_perf) {
+    int err = tool_open(&tl, m, machine_init_pid(m));
+    CHECK_EQ_U64(err, 0, "trace %s: perf_event_open, mmap and AUX mmap of trace//", name);
+  } else {
+    phys_alloc(s.fw->phys, 8, true, pfns);
+    s.pa = pfns[0] * PHYS_PAGE;
+    machine_set_trace_irq(m, sink_irq, &s);
+    for (int i = 0; i < ncpus; i++) {
+      pal_trace(s.fw, TRACE_PAL_SETUP, i, 0, TRACE_MEM_DEFAULT, 0, ret);
+      pal_trace(s.fw, TRACE_PAL_START, i, 0, 0, 1, ret);
+    }
   }
   machine_run(m);
+  if (via_perf) {
+    int reads = tool_drain(&tl);
+    CHECK(reads > 0 && tl.itrace_start >= 1, "trace %s: the drain ends with count 0 after %d reads; ITRACE_START seen", name, reads);
+    CHECK_EQ_U64(tl.truncated + tl.collision, 0, "trace %s: no AUX record truncated or busy", name);
+    for (int i = 0; i < ncpus; i++) { s.buf[i] = tl.buf[i]; s.len[i] = tl.len[i]; }
+  }
   uint64_t total = 0, traced = 0, bytes = 0, lost = 0;
   bool same = true;
   uint64_t first_diff = 0;
   for (int i = 0; i < ncpus; i++) {
-    int st;
-    for (st = 0; st < 10 && pal_trace(s.fw, TRACE_PAL_STOP, i, 0, 0, 0, ret) == TRACE_PAL_BUSY; st++) {}
-    sink_dump(&s, i);
+    if (!via_perf) {
+      int st;
+      for (st = 0; st < 10 && pal_trace(s.fw, TRACE_PAL_STOP, i, 0, 0, 0, ret) == TRACE_PAL_BUSY; st++) {}
+      sink_dump(&s, i);
+    }
     total += machine_os(m)->cpus[i].icount;
     struct counts c = { 0 };
     struct dec d = { .code = &code, .counts = &c };
@@ -505,15 +926,16 @@ static void test_program(const char *sysroot, const char *path, int ncpus, bool 
     counts_free(&c);
     free(s.buf[i]);
   }
-  printf("trace %s (%d cpu%s, %s): %" PRIu64 " instructions, %" PRIu64 " trace bytes (%.3f bytes/insn), %" PRIu64 " interrupts\n",
-         name, ncpus, ncpus > 1 ? "s" : "", timed ? "timed" : "functional", total, bytes,
+  printf("trace %s (%d cpu%s, %s%s): %" PRIu64 " instructions, %" PRIu64 " trace bytes (%.3f bytes/insn), %" PRIu64 " interrupts\n",
+         name, ncpus, ncpus > 1 ? "s" : "", timed ? "timed" : "functional", via_perf ? ", perf AUX" : "", total, bytes,
          total ? (double)bytes / total : 0.0, s.irqs);
   CHECK_EQ_U64(lost, 0, "trace %s: no byte lost with the half-full interrupt", name);
   CHECK_EQ_U64(traced, total, "trace %s: the decoded flow has every retired instruction", name);
   CHECK_EQ_U64(total, oracle_total, "trace %s: the traced machine retired what the bare OS did", name);
   CHECK(same, "trace %s: per-PC counts of the decoded flow equal the executor's (first difference at %#" PRIx64 ")",
         name, first_diff);
-  phys_free(s.fw->phys, 8, pfns);
+  if (!via_perf) phys_free(s.fw->phys, 8, pfns);
+  else machine_perf_close(m, tl.fd);
   fclose(machine_os(m)->log);
   machine_os(m)->log = stderr;
   machine_destroy(m);
@@ -530,15 +952,25 @@ int main(int argc, char **argv)
   if (argc < 3) {
     test_unit_packets();
     test_unit_busy();
+    test_aux_alloc();
+    test_aux_fragmented(PHYS_FRAG_NONE, "contiguous");
+    test_aux_fragmented(PHYS_FRAG_EVERY_OTHER, "every other frame taken");
+    test_aux_fragmented(PHYS_FRAG_ISLANDS, "single-frame islands");
+    test_aux_fragmented(PHYS_FRAG_NO_CONTIG, "no contiguity");
+    test_aux_full();
+    test_aux_busy();
+    test_aux_snapshot();
     return check_done();
   }
   int ncpus = 1;
-  bool timed = false;
+  bool timed = false, via_perf = false;
   for (int i = 2; i < argc; i++) {
     if (!strncmp(argv[i], "--cpus=", 7)) ncpus = atoi(argv[i] + 7);
     else if (!strcmp(argv[i], "--timed")) timed = true;
     else if (!strcmp(argv[i], "--functional")) timed = false;
-    else test_program(argv[1], argv[i], ncpus, timed);
+    else if (!strcmp(argv[i], "--perf")) via_perf = true;
+    else if (!strcmp(argv[i], "--firmware")) via_perf = false;
+    else test_program(argv[1], argv[i], ncpus, timed, via_perf);
   }
   return check_done();
 }
