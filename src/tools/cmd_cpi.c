@@ -7,7 +7,11 @@
  * after a branch, jump or call_pal and at every taken-branch target seen; all
  * the instructions of a block must have its count (checked: a block whose
  * instructions disagree is flagged "!"). With `record --truth` the machine's
- * own count of retired instances is printed beside it.
+ * own count of retired instances is printed beside it; per instruction the
+ * CSV adds uops (2 for an integer CMOV, which the 21264 issues as two
+ * instructions that both retire) and interrupted (interrupts whose resume
+ * was this PC: the instruction there had a retired fate the interrupt took
+ * back), so that on one CPU truth_retired = (exec + interrupted) x uops.
  *
  * --cpi: DCPI's dcpicalc divided sampled cycles by an estimated execution
  * count on the in-order EV4/EV5; on an out-of-order core a sample's
@@ -35,6 +39,7 @@
 #include <string.h>
 
 enum { BY_INSN, BY_BLOCK, BY_SYM };
+#define MAX_TASKS 4096
 struct pckey { uint32_t pid, pad; uint64_t pc; };
 struct pmval { uint64_t samples; double lat, lw; };    /* lat: sum of weights; lw: sum of period x weight */
 
@@ -45,6 +50,11 @@ struct cpi {
   struct itrace_counts *counts;
   struct hist *targets;          /* pckey -> (unused): taken-branch targets */
   struct hist *pm;               /* pckey -> pmval: ProfileMe samples (user, exact ip) */
+  struct hist *intr;             /* pckey -> u64: interrupts that resumed at the pc */
+  bool pending[64];              /* per CPU: the last block ended in an interrupt */
+  struct { uint32_t pid; uint64_t pc; bool fault; } last[MAX_TASKS];
+  int nlast;
+  uint64_t pending_to[64];
   uint64_t cycles, cycles_all;   /* C, and all the trace's cycles */
   uint64_t pm_samples, pm_other;
   int err;
@@ -68,6 +78,34 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   return 0;
 }
 
+/* Each task's last block: one that ends in a fault (or a signal) ended the
+ * task at the instruction after its n, which then had an execution the
+ * kernel took back. Counted with the interrupts at the end. */
+static void note_last(struct cpi *c, const struct itrace_block *b)
+{
+  int k = 0;
+  while (k < c->nlast && c->last[k].pid != b->pid) k++;
+  if (k == c->nlast) {
+    if (k == MAX_TASKS) return;
+    c->nlast++;
+  }
+  c->last[k].pid = b->pid;
+  c->last[k].pc = b->start + 4 * b->n;
+  c->last[k].fault = b->end == ITRACE_END_ASYNC && (b->async == ITRACE_A_FAULT || b->async == ITRACE_A_SIGNAL);
+}
+
+static int fatal_faults(struct cpi *c)
+{
+  for (int k = 0; k < c->nlast; k++) {
+    if (!c->last[k].fault) continue;
+    struct pckey key = { .pid = c->last[k].pid, .pc = c->last[k].pc };
+    uint64_t *v = hist_get(c->intr, &key);
+    if (!v) return PM_ENOMEM;
+    ++*v;
+  }
+  return 0;
+}
+
 static int on_block(void *ctx, struct session *s, const struct itrace_sblock *sb)
 {
   struct cpi *c = ctx;
@@ -75,8 +113,20 @@ static int on_block(void *ctx, struct session *s, const struct itrace_sblock *sb
   const struct itrace_block *b = sb->b;
   uint64_t dc = b->cycle >= sb->start_cycle ? b->cycle - sb->start_cycle : 0;
   c->cycles_all += dc;
+  /* an interrupt's resume: the next block of that CPU, when it starts there
+   * (a PID packet may put it in another task) */
+  unsigned q = sb->cpu % 64;
+  if (c->pending[q] && b->start == c->pending_to[q]) {
+    struct pckey k = { .pid = b->pid, .pc = b->start };
+    uint64_t *v = hist_get(c->intr, &k);
+    if (!v) return PM_ENOMEM;
+    ++*v;
+  }
+  c->pending[q] = b->end == ITRACE_END_ASYNC && b->async == ITRACE_A_INTERRUPT;
+  c->pending_to[q] = b->to;
   if (!sb->after_kernel) c->cycles += dc;
-  if (b->end == ITRACE_END_TAKEN || b->end == ITRACE_END_TIP) {
+  note_last(c, b);
+  if (b->end == ITRACE_END_TAKEN || b->end == ITRACE_END_TIP || (b->end == ITRACE_END_ASYNC && b->to)) {
     struct pckey k = { .pid = b->pid, .pc = b->to };
     if (!hist_get(c->targets, &k)) return PM_ENOMEM;
   }
@@ -117,7 +167,7 @@ static void print_sym(const struct sym_loc *loc, char *buf, size_t len)
   else snprintf(buf, len, "[unknown]");
 }
 
-struct row { uint32_t pid; uint64_t pc, vaddr, n, ninsns; const struct sym_dso *dso; const struct sym_symbol *sym;
+struct row { uint32_t pid; uint64_t pc, vaddr, n, ninsns, intr; unsigned uops; const struct sym_dso *dso; const struct sym_symbol *sym;
              char name[160]; bool consistent, have_truth; uint64_t truth; struct pmval pm; };
 
 static void print_header(const struct cpi *c, bool truth)
@@ -126,7 +176,8 @@ static void print_header(const struct cpi *c, bool truth)
     const char *S = c->sep;
     printf("pid%saddress%svaddr%sdso%ssymbol%s%s", S, S, S, S, S, c->by == BY_BLOCK ? "insns" : "");
     if (c->by == BY_BLOCK) printf("%s", S);
-    printf("exec%s", truth ? "" : "");
+    printf("exec");
+    if (c->by == BY_INSN) printf("%suops%sinterrupted", S, S);
     if (truth) printf("%struth_retired", S);
     if (c->cpi) printf("%ssamples%slat%scycles%scpi", S, S, S, S);
     printf("\n");
@@ -149,6 +200,7 @@ static void print_row(const struct cpi *c, const struct row *r, bool truth, doub
            r->dso ? r->dso->short_name : "[unknown]", S, r->name, S);
     if (c->by == BY_BLOCK) printf("%" PRIu64 "%s", r->ninsns, S);
     printf("%" PRIu64 "%s", r->n, r->consistent ? "" : "!");
+    if (c->by == BY_INSN) printf("%s%u%s%" PRIu64, S, r->uops, S, r->intr);
     if (truth) { if (r->have_truth) printf("%s%" PRIu64, S, r->truth); else printf("%s", S); }
     if (c->cpi) printf("%s%" PRIu64 "%s%.2f%s%.0f%s%.3f", S, r->pm.samples, S, lat, S, cyc, S, cpi);
     printf("\n");
@@ -167,6 +219,9 @@ static void row_add(struct cpi *c, struct row *r, const struct itrace_pc_count *
   struct pckey k = { .pid = v->pid, .pc = v->pc };
   struct pmval *pm = c->cpi ? hist_get(c->pm, &k) : NULL;
   if (pm) { r->pm.samples += pm->samples; r->pm.lat += pm->lat; r->pm.lw += pm->lw; }
+  size_t bi = hist_count(c->intr);
+  uint64_t *iv = hist_get(c->intr, &k);
+  if (iv && hist_count(c->intr) == bi) r->intr += *iv;
   size_t before = truth ? hist_count(truth) : 0;
   uint64_t *tr = truth ? hist_get(truth, &k) : NULL;
   if (tr && hist_count(truth) == before) { r->truth += *tr; r->have_truth = true; }
@@ -175,7 +230,7 @@ static void row_add(struct cpi *c, struct row *r, const struct itrace_pc_count *
 
 /* Instructions the machine retired in a traced process that the trace never
  * showed: rows with exec 0 (a complete trace has none). */
-static void missing_truth(const struct cpi *c, struct hist *truth, const struct itrace_pc_count *v, size_t n)
+static void missing_truth(struct cpi *c, struct hist *truth, const struct itrace_pc_count *v, size_t n)
 {
   size_t nk = hist_count(truth);
   for (size_t i = 0; i < nk; i++) {
@@ -190,8 +245,12 @@ static void missing_truth(const struct cpi *c, struct hist *truth, const struct 
     seen = lo < n && v[lo].pid == k->pid && v[lo].pc == k->pc;
     traced_pid = (lo < n && v[lo].pid == k->pid) || (lo > 0 && v[lo - 1].pid == k->pid);
     if (seen || !traced_pid || !cnt) continue;
-    if (c->sep) printf("%u%s%#" PRIx64 "%s%s%s%s0%s%" PRIu64 "\n", k->pid, c->sep, k->pc, c->sep, c->sep, c->sep,
-                       c->sep, c->sep, cnt);
+    uint64_t *iv = hist_get(c->intr, k), intr = iv ? *iv : 0;
+    const char *S = c->sep;
+    if (S && c->by == BY_INSN)
+      printf("%u%s%#" PRIx64 "%s%s%s%s0%s1%s%" PRIu64 "%s%" PRIu64 "\n", k->pid, S, k->pc, S, S, S, S, S, S, intr, S, cnt);
+    else if (S)
+      printf("%u%s%#" PRIx64 "%s%s%s%s%s0%s%" PRIu64 "\n", k->pid, S, k->pc, S, S, S, S, c->by == BY_BLOCK ? S : "", S, cnt);
     else printf("%7u %#18" PRIx64 " %-32s %12d %12" PRIu64 "   (retired, never in the trace)\n", k->pid, k->pc, "", 0, cnt);
   }
 }
@@ -237,7 +296,8 @@ static int report(struct cpi *c, struct session *s)
       if (open) print_row(c, &r, t != NULL, scale);
       memset(&r, 0, sizeof r);
       r = (struct row){ .pid = v[i].pid, .pc = v[i].pc, .vaddr = loc.vaddr, .n = v[i].n, .dso = loc.dso,
-                        .sym = loc.sym, .consistent = true };
+                        .sym = loc.sym, .consistent = true,
+                        .uops = code && axp_info[axp_decode(w).id].cls == AXP_CLS_CMOV ? 2 : 1 };
       if (c->by == BY_SYM) {
         snprintf(r.name, sizeof r.name, "%s", loc.sym ? loc.sym->name : "[unknown]");
         r.n = 0;
@@ -318,8 +378,9 @@ int cmd_dcpi_cpi(int argc, char **argv, bool cpi)
   c.counts = itrace_counts_create();
   c.targets = hist_create(sizeof(struct pckey), 1);
   c.pm = hist_create(sizeof(struct pckey), sizeof(struct pmval));
+  c.intr = hist_create(sizeof(struct pckey), sizeof(uint64_t));
   int rc = 1;
-  if (!c.counts || !c.targets || !c.pm) { fprintf(stderr, "profileme dcpi: out of memory\n"); goto out; }
+  if (!c.counts || !c.targets || !c.pm || !c.intr) { fprintf(stderr, "profileme dcpi: out of memory\n"); goto out; }
   struct itrace_pass_ops ops = { on_record, on_block, NULL };
   struct itrace_summary sum;
   int e = itrace_pass(&s, &ops, &c, &sum);
@@ -334,11 +395,12 @@ int cmd_dcpi_cpi(int argc, char **argv, bool cpi)
   if (sum.st.errors)
     fprintf(stderr, "profileme dcpi: %" PRIu64 " trace decode errors (%" PRIu64 " bytes lost): counts near them are low\n",
             sum.st.errors, sum.st.lost_bytes);
-  rc = report(&c, &s) ? 1 : 0;
+  rc = fatal_faults(&c) || report(&c, &s) ? 1 : 0;
 out:
   itrace_counts_destroy(c.counts);
   hist_destroy(c.targets);
   hist_destroy(c.pm);
+  hist_destroy(c.intr);
   session_close(&s);
   return rc;
 }

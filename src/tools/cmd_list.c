@@ -47,27 +47,6 @@ static void print_pmu(const struct pmu_sysfs *d)
     printf("  %-14s %.*s\n", d->format[j].name, clen(d->format[j].content), d->format[j].content);
 }
 
-/* The PMUs other than cpu and software (the trace unit's): perf list shows
- * such a PMU as "NAME//" [Kernel PMU event], with its format terms. */
-static void print_other_pmus(void)
-{
-  size_t n;
-  const struct pmu_sysfs *d = pmu_sysfs_devices(&n);
-  for (size_t i = 0; i < n; i++) {
-    if (!strcmp(d[i].name, "cpu") || !strcmp(d[i].name, "software")) continue;
-    char name[64];
-    snprintf(name, sizeof name, "%s//", d[i].name);
-    printf("  %-50s [Kernel PMU event]\n", name);
-    for (size_t j = 0; j < d[i].nformat; j++)
-      printf("    %s/ format: %-14s %.*s\n", d[i].name, d[i].format[j].name, clen(d[i].format[j].content),
-             d[i].format[j].content);
-    if (!strcmp(d[i].name, "trace"))
-      printf("    the EV67 trace unit (an instruction-flow tracer into the AUX area): record -e trace//,\n"
-             "    then script --itrace, inject --itrace, dcpi --exec / --cpi (docs/trace-tools.md)\n");
-  }
-  printf("\n");
-}
-
 int cmd_list(int argc, char **argv)
 {
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -105,6 +84,5 @@ int cmd_list(int argc, char **argv)
          "  prints the files.\n\n"
          "Modifiers: u (user only), k (kernel only), p/pp (precise: ProfileMe, retired only).\n"
          "stat also accepts sim/NAME/ ground-truth events: profileme stat --list.\n\n");
-  print_other_pmus();
   return 0;
 }
