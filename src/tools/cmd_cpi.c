@@ -4,7 +4,8 @@
  *
  * --exec: every instruction's (or basic block's, or symbol's) exact number
  * of executions, decoded from the trace. Basic blocks are static: one starts
- * after a branch, jump or call_pal and at every taken-branch target seen; all
+ * after a branch, jump or call_pal and at every entry point seen (where a
+ * run of the trace started: branch targets, kernel resumes, PSBs); all
  * the instructions of a block must have its count (checked: a block whose
  * instructions disagree is flagged "!"). With `record --truth` the machine's
  * own count of retired instances is printed beside it; per instruction the
@@ -48,7 +49,7 @@ struct cpi {
   int by;
   const char *sep;
   struct itrace_counts *counts;
-  struct hist *targets;          /* pckey -> (unused): taken-branch targets */
+  struct hist *targets;          /* pckey -> (unused): entry points (run starts) */
   struct hist *pm;               /* pckey -> pmval: ProfileMe samples (user, exact ip) */
   struct hist *intr;             /* pckey -> u64: interrupts that resumed at the pc */
   bool pending[64];              /* per CPU: the last block ended in an interrupt */
@@ -83,6 +84,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
  * kernel took back. Counted with the interrupts at the end. */
 static void note_last(struct cpi *c, const struct itrace_block *b)
 {
+  if (b->end == ITRACE_END_STOP && !b->n) return;   /* tracing stopped: says nothing of the task */
   int k = 0;
   while (k < c->nlast && c->last[k].pid != b->pid) k++;
   if (k == c->nlast) {
@@ -126,10 +128,10 @@ static int on_block(void *ctx, struct session *s, const struct itrace_sblock *sb
   c->pending_to[q] = b->to;
   if (!sb->after_kernel) c->cycles += dc;
   note_last(c, b);
-  if (b->end == ITRACE_END_TAKEN || b->end == ITRACE_END_TIP || (b->end == ITRACE_END_ASYNC && b->to)) {
-    struct pckey k = { .pid = b->pid, .pc = b->to };
-    if (!hist_get(c->targets, &k)) return PM_ENOMEM;
-  }
+  /* entry points: where every run started (branch targets, resumes after
+   * the kernel, PSBs: a restarted system call enters at its callsys) */
+  struct pckey k = { .pid = b->pid, .pc = b->start };
+  if (b->n && !hist_get(c->targets, &k)) return PM_ENOMEM;
   return itrace_counts_add(c->counts, b);
 }
 
