@@ -24,9 +24,9 @@ max_slow=2             # timeouts and ooms replayed per harness (each takes seco
 seeds=$out/seeds
 if [ "${FUZZ_REPORT_ONLY:-0}" != 1 ]; then
 rm -rf "$seeds" "$out/corpus" "$out/artifacts" "$out/replays"
-mkdir -p "$seeds/elf" "$seeds/decode" "$seeds/perfdata" "$seeds/attr" "$seeds/unwind" "$seeds/guestperf" \
+mkdir -p "$seeds/elf" "$seeds/decode" "$seeds/perfdata" "$seeds/attr" "$seeds/unwind" "$seeds/guestperf" "$seeds/itrace" \
   "$out/corpus/elf" "$out/corpus/decode" "$out/corpus/perfdata" "$out/corpus/attr" \
-  "$out/corpus/unwind" "$out/corpus/guestperf" "$out/artifacts"
+  "$out/corpus/unwind" "$out/corpus/guestperf" "$out/corpus/itrace" "$out/artifacts"
 
 # ELF seeds: a few small guest programs, dynamic (static ones are 700 KB, too
 # big to mutate quickly); one also stripped, one as a PIE.
@@ -96,6 +96,23 @@ for i in 0 1 2 3; do
     0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 3, 0, 0, 200, 1, 0, 6, 0)' "$i" >"$seeds/guestperf/sw$i"
   head -c 600 /dev/urandom >"$seeds/guestperf/random$i"
 done
+# Trace decoder seeds (fuzz/fuzz_itrace.c's layout): a loop, a call and a
+# return, a system call, in 12 words of code, then their packets.
+itrace_seed() {   # NAME PIECE
+  perl -e 'my ($piece) = @ARGV; my $b = 0x120000000;
+    sub u { my $v = shift; my $o = ""; do { my $c = $v & 0x7f; $v >>= 7; $o .= chr($c | ($v ? 0x80 : 0)) } while ($v); $o }
+    my @code = (0x40220403, 0xe4200002, 0x40220403, 0xc3fffffc, 0xd3400003, 0x00000083, 0x40220403,
+                0x40220403, 0x40220403, 0x6bfa8001, 0x40220403, 0x6bfb0000);
+    my $s = pack("C Q< Q< V V C", 1, $b, 1000, 1, 1, 0);
+    $s .= "" . u(4) . u(3) for 1 .. 20;
+    $s .= "" . u(2) . u(1) . "" . u(1) . u(1) . "" . u(2) . u(4) . pack("Q<", $b + 20);
+    $s .= "" . u(1) . u(2) . pack("C Q<", 1, $b + 24) . "" . pack("V V", 1, 2) . "" . u(2) . u(7);
+    $s .= pack("C Q< Q<", 7, 2000, 4096) . pack("C Q< Q< V V C", 1, $b + 16, 3000, 1, 1, 0) . "" . u(1) . u(1);
+    print pack("C C", $piece, scalar @code), pack("V*", @code), $s' "$2" >"$seeds/itrace/$1"
+}
+itrace_seed whole 63
+itrace_seed bytes 0
+itrace_seed pieces 6
 echo "fuzz: seeds: $(ls "$seeds/elf" | wc -l) ELF files, $(ls "$seeds/decode" | wc -l) code runs," \
   "$(ls "$seeds/perfdata" | wc -l) perf.data files, $(ls "$seeds/attr" | wc -l) events," \
   "$(ls "$seeds/unwind" | wc -l) unwind inputs; ${secs}s per harness"
@@ -167,7 +184,7 @@ report() {
 
 fail=0
 pids=()
-for name in elf decode perfdata attr unwind guestperf; do
+for name in elf decode perfdata attr unwind guestperf itrace; do
   if [ ! -x "$out/fuzz_$name" ]; then
     echo "FAIL fuzz_$name: $out/fuzz_$name not built (make fuzz)"; fail=1; continue
   fi

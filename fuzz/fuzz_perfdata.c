@@ -1,7 +1,7 @@
 /* libFuzzer harness for the perf.data reader: any bytes are opened (from an
  * 8-aligned copy, as a mapped file would be), every record is iterated, its
  * event looked up and every SAMPLE parsed, touching each pointer the reader
- * hands out. The reader promises to take any bytes: a crash, a sanitizer
+ * hands out (AUXTRACE payloads and AUX records included). The reader promises to take any bytes: a crash, a sanitizer
  * report or an out-of-table error code here is a reader bug. */
 #include "perfdata/perfdata.h"
 #include "util/err.h"
@@ -24,6 +24,30 @@ static unsigned touch(const void *p, size_t n)
   unsigned sum = 0;
   for (size_t i = 0; i < n; i++) sum += ((const volatile uint8_t *)p)[i];
   return sum;
+}
+
+/* The AUX area records: parsed, their payloads and priv words touched. */
+static void aux_records(const struct perf_event_header *rec)
+{
+  char msg[256] = "";
+  int err = 0;
+  if (rec->type == PD_RECORD_AUXTRACE) {
+    struct pd_auxtrace a;
+    const uint8_t *d;
+    if (!(err = pd_parse_auxtrace(rec, &a, &d, msg, sizeof msg))) touch(d, a.size);
+  } else if (rec->type == PD_RECORD_AUXTRACE_INFO) {
+    uint32_t type;
+    const uint64_t *priv;
+    size_t n;
+    if (!(err = pd_parse_auxtrace_info(rec, &type, &priv, &n, msg, sizeof msg))) touch(priv, n * 8);
+  } else if (rec->type == PERF_RECORD_AUX) {
+    uint64_t o, sz, f;
+    err = pd_parse_aux(rec, &o, &sz, &f, msg, sizeof msg);
+  } else if (rec->type == PERF_RECORD_ITRACE_START) {
+    uint32_t pid, tid;
+    err = pd_parse_itrace_start(rec, &pid, &tid, msg, sizeof msg);
+  }
+  check_err(err, msg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -50,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   while ((msg[0] = '\0', rc = pd_reader_next(r, &rec, msg, sizeof msg)) == 1) {
     touch(rec, rec->size);
     pd_record_event(r, rec);
+    aux_records(rec);
     if (rec->type != PERF_RECORD_SAMPLE) continue;
     struct pd_sample s;
     msg[0] = '\0';

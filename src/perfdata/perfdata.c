@@ -35,7 +35,6 @@
 #define PD_BUILD_ID_REC  36      /* sizeof(struct perf_record_header_build_id) */
 #define PD_MISC_BUILD_ID_SIZE (1u << 15)         /* build-id entry carries its size */
 #define PD_RECORD_USER_START 64  /* records synthesized by the perf tool start here */
-#define PD_RECORD_AUXTRACE 71    /* followed by u64-size bytes not counted in header.size */
 
 _Static_assert(sizeof(struct perf_event_attr) >= PD_ATTR_SIZE, "uapi perf_event_attr too old");
 
@@ -404,6 +403,36 @@ int pd_writer_record(struct pd_writer *w, const struct perf_event_header *rec)
   w->data_size += rec->size;
   if (rec->type == PERF_RECORD_SAMPLE) w_note_time(w, rec);
   return 0;
+}
+
+int pd_writer_auxtrace(struct pd_writer *w, const struct pd_auxtrace *a, const void *data)
+{
+  if (!w || !a || a->size % 8 || (a->size && !data)) return PM_EINVAL;
+  uint8_t rec[PD_AUXTRACE_SIZE];
+  struct perf_event_header h = { .type = PD_RECORD_AUXTRACE, .size = PD_AUXTRACE_SIZE };
+  memcpy(rec, &h, 8);
+  memcpy(rec + 8, &a->size, 8);
+  memcpy(rec + 16, &a->offset, 8);
+  memcpy(rec + 24, &a->reference, 8);
+  uint32_t v[4] = { a->idx, a->tid, a->cpu, 0 };
+  memcpy(rec + 32, v, 16);
+  int e = pd_writer_record(w, (const struct perf_event_header *)rec);
+  if (e) return e;
+  w_put(w, data, a->size);
+  if (w->err) return w->err;
+  w->data_size += a->size;
+  return 0;
+}
+
+int pd_writer_auxtrace_info(struct pd_writer *w, uint32_t type, const uint64_t *priv, size_t npriv)
+{
+  uint8_t rec[16 + 8 * PD_AUXTRACE_INFO_MAX] = { 0 };
+  if (npriv > PD_AUXTRACE_INFO_MAX) return PM_EINVAL;
+  struct perf_event_header h = { .type = PD_RECORD_AUXTRACE_INFO, .size = (uint16_t)(16 + 8 * npriv) };
+  memcpy(rec, &h, 8);
+  memcpy(rec + 8, &type, 4);
+  if (npriv) memcpy(rec + 16, priv, 8 * npriv);
+  return pd_writer_record(w, (const struct perf_event_header *)rec);
 }
 
 /* Replaces *dst by a copy of src (NULL clears). Returns 0 or PM_ENOMEM. */
@@ -1458,4 +1487,59 @@ const struct pd_event *pd_record_event(const struct pd_reader *r, const struct p
   uint64_t id = rd64((const uint8_t *)rec + sizeof *rec + 8 * (words - (size_t)r->is_pos));
   long ev = id ? find_id(r, id) : 0;
   return ev < 0 ? NULL : &r->ev[ev];
+}
+
+/* ---- AUX area records (perf's util/auxtrace.c, uapi perf_event.h) ---- */
+
+int pd_parse_auxtrace(const struct perf_event_header *rec, struct pd_auxtrace *a, const uint8_t **data,
+                      char *errbuf, size_t errlen)
+{
+  if (rec->type != PD_RECORD_AUXTRACE) return fail(errbuf, errlen, PM_EINVAL, "not an AUXTRACE record");
+  if (rec->size < PD_AUXTRACE_SIZE)
+    return fail(errbuf, errlen, PM_ECORRUPT, "AUXTRACE record of %u bytes: it has %d", rec->size, PD_AUXTRACE_SIZE);
+  const uint8_t *p = (const uint8_t *)rec;
+  a->size = rd64(p + 8);
+  a->offset = rd64(p + 16);
+  a->reference = rd64(p + 24);
+  a->idx = rd32(p + 32);
+  a->tid = rd32(p + 36);
+  a->cpu = rd32(p + 40);
+  *data = p + rec->size;                 /* pd_reader_next checked the payload is in the data section */
+  return 0;
+}
+
+int pd_parse_auxtrace_info(const struct perf_event_header *rec, uint32_t *type, const uint64_t **priv,
+                           size_t *npriv, char *errbuf, size_t errlen)
+{
+  if (rec->type != PD_RECORD_AUXTRACE_INFO) return fail(errbuf, errlen, PM_EINVAL, "not an AUXTRACE_INFO record");
+  if (rec->size < 16)
+    return fail(errbuf, errlen, PM_ECORRUPT, "AUXTRACE_INFO record of %u bytes: it has at least 16", rec->size);
+  const uint8_t *p = (const uint8_t *)rec;
+  *type = rd32(p + 8);
+  *priv = (const uint64_t *)(p + 16);    /* records are 8-aligned in the map */
+  *npriv = (rec->size - 16u) / 8;
+  return 0;
+}
+
+int pd_parse_aux(const struct perf_event_header *rec, uint64_t *offset, uint64_t *size, uint64_t *flags,
+                 char *errbuf, size_t errlen)
+{
+  if (rec->type != PERF_RECORD_AUX) return fail(errbuf, errlen, PM_EINVAL, "not an AUX record");
+  if (rec->size < 32) return fail(errbuf, errlen, PM_ECORRUPT, "AUX record of %u bytes: it has at least 32", rec->size);
+  const uint8_t *p = (const uint8_t *)rec;
+  *offset = rd64(p + 8);
+  *size = rd64(p + 16);
+  *flags = rd64(p + 24);
+  return 0;
+}
+
+int pd_parse_itrace_start(const struct perf_event_header *rec, uint32_t *pid, uint32_t *tid, char *errbuf, size_t errlen)
+{
+  if (rec->type != PERF_RECORD_ITRACE_START) return fail(errbuf, errlen, PM_EINVAL, "not an ITRACE_START record");
+  if (rec->size < 16)
+    return fail(errbuf, errlen, PM_ECORRUPT, "ITRACE_START record of %u bytes: it has at least 16", rec->size);
+  const uint8_t *p = (const uint8_t *)rec;
+  *pid = rd32(p + 8);
+  *tid = rd32(p + 12);
+  return 0;
 }

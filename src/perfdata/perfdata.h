@@ -28,6 +28,21 @@ int pd_writer_add_event(struct pd_writer *w, const struct perf_event_attr *attr,
 /* Appends one record (header included, size a multiple of 8) to the data
  * section. Returns 0 or PM_E*. */
 int pd_writer_record(struct pd_writer *w, const struct perf_event_header *rec);
+/* AUX area trace records (tool records, perf's util/auxtrace.c): an
+ * AUXTRACE record is 48 bytes of header and fields followed by `size` bytes
+ * of trace data that header.size does not count (size a multiple of 8).
+ * `offset` is the data's position in the AUX buffer's stream, `idx` the
+ * buffer (perf: the mmap index, per CPU), `reference` a free tag. */
+#define PD_RECORD_AUXTRACE_INFO 70
+#define PD_RECORD_AUXTRACE 71
+#define PD_AUXTRACE_SIZE 48
+#define PD_AUXTRACE_INFO_MAX 30          /* priv words we write at most */
+struct pd_auxtrace { uint64_t size, offset, reference; uint32_t idx, tid, cpu; };
+/* Appends an AUXTRACE record and its size bytes of data. Returns 0 or PM_E*. */
+int pd_writer_auxtrace(struct pd_writer *w, const struct pd_auxtrace *a, const void *data);
+/* Appends PERF_RECORD_AUXTRACE_INFO: u32 type, u32 reserved, u64 priv[npriv]. */
+int pd_writer_auxtrace_info(struct pd_writer *w, uint32_t type, const uint64_t *priv, size_t npriv);
+
 /* Header features (all optional; call any time before close). */
 struct pd_env {
   const char *hostname, *os_release, *version, *arch, *cpudesc, *cpuid;
@@ -138,5 +153,20 @@ int pd_parse_sample(const struct pd_reader *r, const struct perf_event_header *r
  * (no trailer, a tool-synthesized record, an unknown id). For a SAMPLE, its
  * event. */
 const struct pd_event *pd_record_event(const struct pd_reader *r, const struct perf_event_header *rec);
+
+/* The AUX area records (each checks the record's type and size; 0 or
+ * PM_E* with a message). AUXTRACE: *data points at a->size bytes of trace
+ * data after the record (pd_reader_next checked they lie in the data
+ * section). AUXTRACE_INFO: *priv the npriv words after type and reserved.
+ * AUX (kernel record 11): the AUX buffer's offset and size of new data and
+ * PERF_AUX_FLAG_* flags. ITRACE_START (12): pid and tid. */
+int pd_parse_auxtrace(const struct perf_event_header *rec, struct pd_auxtrace *a, const uint8_t **data,
+                      char *errbuf, size_t errlen);
+int pd_parse_auxtrace_info(const struct perf_event_header *rec, uint32_t *type, const uint64_t **priv,
+                           size_t *npriv, char *errbuf, size_t errlen);
+int pd_parse_aux(const struct perf_event_header *rec, uint64_t *offset, uint64_t *size, uint64_t *flags,
+                 char *errbuf, size_t errlen);
+int pd_parse_itrace_start(const struct perf_event_header *rec, uint32_t *pid, uint32_t *tid, char *errbuf,
+                          size_t errlen);
 
 #endif

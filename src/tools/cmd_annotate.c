@@ -9,6 +9,7 @@
  * the exact count, the sampled estimate and its 95% interval (tools/exact.h). */
 #include "tools/commands.h"
 #include "tools/session.h"
+#include "tools/itrace_session.h"
 #include "tools/exact.h"
 #include "isa/disasm.h"
 #include "util/err.h"
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct akey { size_t ev; const struct sym_dso *dso; const struct sym_symbol *sym; uint64_t vaddr; };
 struct aval { uint64_t samples, period; double period2; struct pm_counts pm; struct exact_counts ex; };
@@ -334,7 +336,22 @@ static int annotate_all(struct annotate *a, struct session *s)
   return rc;
 }
 
+static int annotate_main(int argc, char **argv);
+
+/* A file with an instruction trace (or --itrace[=OPTS]) is decoded into
+ * samples first, as perf annotate does (default "i": every 100 us; --itrace=i1
+ * gives exact counts). */
 int cmd_annotate(int argc, char **argv)
+{
+  char *tmp = NULL;
+  int rc = itrace_args_inject("annotate", &argc, &argv, &tmp, "i");
+  if (rc) return rc;
+  rc = annotate_main(argc, argv);
+  if (tmp) { unlink(tmp); free(tmp); free(argv); }
+  return rc;
+}
+
+static int annotate_main(int argc, char **argv)
 {
   enum { O_STDIO = 256, O_NO_SOURCE, O_SYMFS };
   static const struct option opts[] = {

@@ -57,6 +57,7 @@ static void usage(FILE *f)
 {
   fprintf(f,
     "usage: profileme dcpi [-i FILE] [--by sym|insn] [-x SEP] [--symbols LIST] [-e EVENTS]\n"
+    "       profileme dcpi --exec|--cpi [-i FILE] [--by insn|block|sym] [-x SEP]   (the trace)\n"
     "Sums ProfileMe samples by symbol or by instruction, DCPI style: samples and\n"
     "how many were retired, killed, mispredicted, trapped, DTB misses, unaligned...\n"
     "  -i, --input FILE     perf.data file (default: perf.data)\n"
@@ -396,6 +397,8 @@ static int run(struct dcpi *d, const char *input, const char *symfs)
 
 int cmd_dcpi(int argc, char **argv)
 {
+  for (int i = 1; i < argc; i++)    /* the trace's modes (cmd_cpi.c) */
+    if (!strcmp(argv[i], "--exec") || !strcmp(argv[i], "--cpi")) return cmd_dcpi_cpi(argc, argv, !strcmp(argv[i], "--cpi"));
   enum { O_BY = 256, O_SYMS, O_SYMFS, O_COMPARE };
   static const struct option opts[] = {
     { "input", required_argument, NULL, 'i' }, { "by", required_argument, NULL, O_BY },

@@ -10,6 +10,9 @@
 #include "tools/fallback.h"
 #include "tools/spawn.h"
 #include "tools/perf_regs.h"
+#include "tools/itrace.h"
+#include "tools/record_aux.h"
+#include "kernel/alpha_sysfs.h"
 #include "guest/kimage.h"
 #include "machine/machine.h"
 #include "perfdata/perfdata.h"
@@ -28,6 +31,8 @@
 #define PAGE 8192
 #define RING_PAGES 64          /* perf's default 512 KB of data pages */
 #define MAX_EVENTS 8
+#define AUX_PAGES 128          /* a trace event's AUX area: 1 MB */
+#define AUX_DRAIN_READS 100000 /* the drain loop's bound (each read dumps up to the AUX space) */
 
 struct rec {
   struct machine *m;
@@ -37,8 +42,11 @@ struct rec {
   struct perf_event_attr attr[MAX_EVENTS];
   uint64_t id[MAX_EVENTS][MACHINE_MAX_CPUS];   /* per event, per CPU opened on */
   char names[MAX_EVENTS][96];
-  struct perf_event_mmap_page *up[MACHINE_MAX_CPUS];   /* the rings, as mmap gave them */
+  struct perf_event_mmap_page *up[2 * MACHINE_MAX_CPUS];   /* the rings, as mmap gave them */
   int nrings;
+  struct aux_map *aux;                    /* the trace events' AUX areas, one per fd (naux) */
+  int naux;
+  bool aux_snapshot;                      /* --snapshot */
   uint64_t samples, bytes, lost_records, lost_samples;
   uint8_t *tmp;
   FILE *chain_truth;             /* --callchain-truth */
@@ -46,8 +54,9 @@ struct rec {
   struct progress progress;
 };
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted, snapshot_asked;
 static void on_sigint(int sig) { (void)sig; interrupted = 1; }
+static void on_sigusr2(int sig) { (void)sig; snapshot_asked = 1; }
 
 /* What perf record does with an MMAP2 of a file: remember its build id for
  * the file's header (perf's build-id collection). */
@@ -69,7 +78,7 @@ static void note_build_id(struct rec *r, const struct perf_event_header *h)
 
 /* Copies every complete record between data_tail and data_head of one ring
  * into the file, then publishes the new tail (what perf's mmap reader does). */
-static void drain_ring(struct rec *r, struct perf_event_mmap_page *up)
+static void drain_ring(struct rec *r, struct perf_event_mmap_page *up, struct aux_map *aux)
 {
   uint64_t size = up->data_size, head = __atomic_load_n(&up->data_head, __ATOMIC_ACQUIRE),
            tail = up->data_tail;
@@ -90,15 +99,40 @@ static void drain_ring(struct rec *r, struct perf_event_mmap_page *up)
     }
     if (h.type == PERF_RECORD_MMAP2) note_build_id(r, rec);
     pd_writer_record(r->w, rec);
+    if (h.type == PERF_RECORD_AUX && aux) {
+      /* the dump's bytes, as record__auxtrace_mmap_read copies them */
+      uint64_t before = aux->bytes;
+      aux_record(aux, r->w, rec);
+      r->bytes += aux->bytes - before;
+    }
     r->bytes += h.size;
     tail += h.size;
   }
   __atomic_store_n(&up->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+/* The AUX map whose ring up is, or NULL. */
+static struct aux_map *aux_of(struct rec *r, const struct perf_event_mmap_page *up)
+{
+  for (int i = 0; i < r->naux; i++)
+    if (r->aux[i].up == up) return &r->aux[i];
+  return NULL;
+}
+
 static void drain(struct rec *r)
 {
-  for (int i = 0; i < r->nrings; i++) drain_ring(r, r->up[i]);
+  for (int i = 0; i < r->nrings; i++) drain_ring(r, r->up[i], aux_of(r, r->up[i]));
+  /* snapshot mode: SIGUSR2 asks for one (record__read_auxtrace_snapshot):
+   * a read makes the driver dump, then the dumps still in the area are copied */
+  if (!snapshot_asked) return;
+  snapshot_asked = 0;
+  for (int i = 0; i < r->naux; i++) {
+    uint64_t v[4], before = r->aux[i].bytes;
+    machine_perf_read(r->m, r->aux[i].fd, v, sizeof v);
+    drain_ring(r, r->aux[i].up, &r->aux[i]);
+    aux_snapshot(&r->aux[i], r->w);
+    r->bytes += r->aux[i].bytes - before;
+  }
 }
 
 /* The machine calls this between scheduling rounds and on every tick. */
@@ -190,6 +224,11 @@ static void usage(FILE *f)
     "                        (default 100000: each event takes at most\n"
     "                        DIV_ROUND_UP(N, HZ) interrupts per tick per CPU)\n"
     "      --sysroot DIR     where absolute guest paths are looked up first\n"
+    "  -m, --mmap-pages N[,M] ... M: pages (8 KB) of a trace event's AUX area\n"
+    "                        (default 128: 1 MB), a power of two\n"
+    "      --snapshot        trace in snapshot mode (the AUX area overwritten in a\n"
+    "                        circle); SIGUSR2 takes a snapshot, as perf record -S,\n"
+    "                        and one is taken at the end\n"
     "      --truth           also store the exact count of every instruction's fetches\n"
     "                        and ProfileMe statuses (dcpi and annotate compare)\n"
     "  -q, --quiet           no summary line\n"
@@ -212,6 +251,8 @@ struct rec_opts {
   bool unwind_at_record;         /* --unwind-at-record */
   const char *chain_truth;       /* --callchain-truth FILE */
   uint64_t mmap_pages;           /* data pages per ring (-m) */
+  uint64_t aux_pages;            /* AUX pages of a trace event (-m N,M) */
+  bool snapshot;                 /* --snapshot */
   const char *cpu_list;          /* -C */
   int callgraph;                 /* 0, CG_FP or CG_DWARF */
   uint32_t stack_size;           /* --call-graph dwarf,SIZE */
@@ -270,7 +311,8 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "call-graph", required_argument, 0, 'G' }, { "user-regs", optional_argument, 0, 'U' },
     { "intr-regs", optional_argument, 0, 'I' }, { "truth", no_argument, 0, 'X' },
     { "max-sample-rate", required_argument, 0, 'R' },
-    { "ram", required_argument, 0, 1101 }, { "unwind-at-record", no_argument, 0, 1001 }, { "callchain-truth", required_argument, 0, 1002 }, { 0, 0, 0, 0 },
+    { "ram", required_argument, 0, 1101 }, { "unwind-at-record", no_argument, 0, 1001 },
+    { "callchain-truth", required_argument, 0, 1002 }, { "snapshot", no_argument, 0, 1003 }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
@@ -306,8 +348,17 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 'X': o->truth = true; break;
     case 1001: o->unwind_at_record = true; break;
     case 1002: o->chain_truth = optarg; break;
+    case 1003: o->snapshot = true; break;
     case 'm':
       o->mmap_pages = strtoull(optarg, &end, 0);
+      if (*end == ',') {       /* perf's -m pages,auxpages */
+        o->aux_pages = strtoull(end + 1, &end, 0);
+        if (*end || !o->aux_pages || (o->aux_pages & (o->aux_pages - 1)) || o->aux_pages > 65536) {
+          fprintf(stderr, "profileme record: the AUX pages of -m want a power of two from 1 to 65536, not '%s'\n",
+                  optarg);
+          return 2;
+        }
+      }
       if (*end || !o->mmap_pages || (o->mmap_pages & (o->mmap_pages - 1)) || o->mmap_pages > 65536) {
         fprintf(stderr, "profileme record: --mmap-pages wants a power of two from 1 to 65536 "
                         "(8 KB pages), not '%s'\n", optarg);
@@ -333,6 +384,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
   }
   if (!o->nevents) o->events[o->nevents++] = "cycles:p";
   if (!o->mmap_pages) o->mmap_pages = RING_PAGES;
+  if (!o->aux_pages) o->aux_pages = AUX_PAGES;
   if (!o->count && !o->freq) o->freq = 4000;
   uint64_t max_rate = o->mo.perf.max_sample_rate ? o->mo.perf.max_sample_rate : 100000;
   if (o->freq > max_rate) {
@@ -395,6 +447,13 @@ static int set_regs_attr(struct perf_event_attr *a, const struct rec_opts *o)
   return 0;
 }
 
+/* Whether attr is for the trace PMU (pmu_sysfs "trace"). */
+static bool is_trace_event(const struct perf_event_attr *a)
+{
+  const struct pmu_sysfs *t = pmu_sysfs_find("trace");
+  return t && a->type == (uint32_t)strtoul(t->type, NULL, 10);
+}
+
 /* The attrs perf record builds for the events. Returns 0 or an exit status. */
 static int build_attrs(struct rec *r, const struct rec_opts *o)
 {
@@ -413,7 +472,11 @@ static int build_attrs(struct rec *r, const struct rec_opts *o)
     /* perf 6.1 reads each event's lost count at the end (PERF_FORMAT_LOST). */
     a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
     a->inherit = !o->per_thread;
-    if (o->count) a->sample_period = a->sample_period ? a->sample_period : o->count;
+    if (is_trace_event(a)) {
+      /* an AUX event samples nothing: its data goes to the AUX area */
+      a->sample_period = 0;
+      a->freq = 0;
+    } else if (o->count) a->sample_period = a->sample_period ? a->sample_period : o->count;
     else if (!a->sample_period) { a->freq = 1; a->sample_freq = o->freq; }
     snprintf(r->names[i], sizeof r->names[i], "%s", o->events[i]);
   }
@@ -469,11 +532,32 @@ static int open_events(struct rec *r, const struct rec_opts *o)
       if (fd < 0) return 1;
       r->fd[r->nfd++] = fd;
       int e;
-      if (i == 0) {
+      if (is_trace_event(&r->attr[i])) {
+        /* an AUX event maps its own ring, then its AUX area after it */
+        void *map = NULL;
+        e = machine_perf_mmap(r->m, fd, (1 + o->mmap_pages) * PAGE, &map);
+        if (!e) r->up[r->nrings++] = map;
+        if (!e) {
+          struct aux_map *na = realloc(r->aux, (size_t)(r->naux + 1) * sizeof *na);
+          if (!na) return 1;
+          r->aux = na;
+          struct aux_map *a = &r->aux[r->naux];
+          e = aux_map_open(r->m, fd, map, o->mmap_pages, o->aux_pages, o->snapshot, r->attr[i].sample_type, a);
+          if (!e) r->naux++;
+          else fprintf(stderr, "profileme record: cannot map the AUX area of '%s' (%llu pages%s): %s\n", r->names[i],
+                       (unsigned long long)o->aux_pages, o->snapshot ? ", snapshot" : "", strerror(-e));
+        }
+        if (i == 0) first[k] = fd;
+      } else if (i == 0) {
         void *map = NULL;
         e = machine_perf_mmap(r->m, fd, (1 + o->mmap_pages) * PAGE, &map);
         if (!e) r->up[r->nrings++] = map;
         first[k] = fd;
+      } else if (r->naux && i > 0 && is_trace_event(&r->attr[0])) {
+        /* the trace event came first: this one gets the ring of its own */
+        void *map = NULL;
+        e = machine_perf_mmap(r->m, fd, (1 + o->mmap_pages) * PAGE, &map);
+        if (!e) r->up[r->nrings++] = map;
       } else {
         e = machine_perf_ioctl(r->m, fd, PERF_EVENT_IOC_SET_OUTPUT, (uintptr_t)first[k]);
       }
@@ -554,19 +638,67 @@ static int write_truth(struct rec *r)
   return err ? 1 : 0;
 }
 
+/* PERF_RECORD_AUXTRACE_INFO (auxtrace_record__info_fill): our type, the
+ * trace PMU's type, the clock that turns trace cycles into perf time, and
+ * whether it is a snapshot recording. */
+static int write_auxtrace_info(struct rec *r, const struct rec_opts *o)
+{
+  uint64_t priv[ITRACE_PRIV_N] = { 0 };
+  for (int i = 0; i < o->nevents; i++)
+    if (is_trace_event(&r->attr[i])) priv[ITRACE_PRIV_PMU_TYPE] = r->attr[i].type;
+  priv[ITRACE_PRIV_CLOCK_MHZ] = MACHINE_CLOCK_MHZ;
+  priv[ITRACE_PRIV_SNAPSHOT] = o->snapshot;
+  int e = pd_writer_auxtrace_info(r->w, ITRACE_AUXTRACE_TYPE, priv, ITRACE_PRIV_N);
+  if (e) fprintf(stderr, "profileme record: writing the AUXTRACE_INFO failed: %s\n", pm_strerror(e));
+  return e ? 1 : 0;
+}
+
+/* Before closing: each trace event is read until its count is 0 (the
+ * driver dumps on each read), its AUX data copied as it comes, then the
+ * rest (the AUX records the dumps wrote included). Returns 0 or 1. */
+static int drain_traces(struct rec *r)
+{
+  int rc = 0;
+  for (int i = 0; i < r->naux; i++) {
+    struct aux_map *a = &r->aux[i];
+    uint64_t v[4] = { 1 };
+    long n = 0;
+    for (unsigned k = 0; k < AUX_DRAIN_READS; k++) {
+      n = machine_perf_read(r->m, a->fd, v, sizeof v);
+      a->drain_reads++;
+      drain_ring(r, a->up, a);      /* the AUX records this read's dump wrote */
+      if (n >= 8 && v[0] == 0) break;
+      if (n < 0 && n != -EAGAIN) break;
+    }
+    uint64_t before = a->bytes;
+    int e = n < 0 && n != -EAGAIN ? (int)n : aux_finish(a, r->w);
+    r->bytes += a->bytes - before;
+    if (e) {
+      fprintf(stderr, "profileme record: draining the trace failed: %s\n", n < 0 ? strerror(-e) : pm_strerror(e));
+      rc = 1;
+    }
+  }
+  drain(r);
+  return rc;
+}
+
 /* Runs the workload with Ctrl-C ending it, not the tool. */
 static int run_workload(struct rec *r, bool quiet)
 {
   interrupted = 0;
-  struct sigaction sa = { 0 }, old;
+  snapshot_asked = 0;
+  struct sigaction sa = { 0 }, old, old2, su = { 0 };
   sa.sa_handler = on_sigint;
   sigaction(SIGINT, &sa, &old);
+  su.sa_handler = on_sigusr2;   /* perf record -S: SIGUSR2 takes a snapshot */
+  sigaction(SIGUSR2, &su, &old2);
   progress_start(&r->progress, "record", !quiet);
   machine_set_poll(r->m, poll_rings, r);
   int status = machine_run(r->m);
   drain(r);
   progress_end(&r->progress);
   sigaction(SIGINT, &old, NULL);
+  sigaction(SIGUSR2, &old2, NULL);
   return status;
 }
 
@@ -592,6 +724,8 @@ int cmd_record(int argc, char **argv)
     goto out;
   }
   if (open_events(&r, &o)) goto out;
+  r.aux_snapshot = o.snapshot;
+  if (r.naux && write_auxtrace_info(&r, &o)) goto out;
   if (o.unwind_at_record && (perr = machine_unwind_enable(r.m))) {
     fprintf(stderr, "profileme record: --unwind-at-record: %s\n", strerror(-perr));
     goto out;
@@ -613,6 +747,7 @@ int cmd_record(int argc, char **argv)
   synth_kernel_mmap(&r);
   set_env(&r, o.mo.ncpus ? o.mo.ncpus : 1, argc, argv);
   int status = run_workload(&r, o.quiet);
+  if (r.naux && drain_traces(&r)) goto out;
   uint64_t kernel_lost = write_lost_samples(&r, &o);
   for (int i = 0; i < r.nfd; i++) machine_perf_close(r.m, r.fd[i]);
   r.nfd = 0;
@@ -623,6 +758,16 @@ int cmd_record(int argc, char **argv)
   if (!o.quiet) {
     fprintf(stderr, "[ profileme record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
             (double)r.bytes / 1e6, o.out, (unsigned long long)r.samples);
+    for (int i = 0; i < r.naux; i++) {
+      const struct aux_map *a = &r.aux[i];
+      fprintf(stderr, "[ profileme record: trace: %llu bytes in %llu AUXTRACE records from %llu AUX records, %llu drain reads ]\n",
+              (unsigned long long)a->bytes, (unsigned long long)a->records, (unsigned long long)a->aux_records,
+              (unsigned long long)a->drain_reads);
+      if (a->truncated || a->partial)
+        fprintf(stderr, "profileme record: AUX data lost %llu times (TRUNCATED) and had gaps %llu times (PARTIAL): "
+                        "a larger AUX area (-m N,M) helps\n", (unsigned long long)a->truncated,
+                (unsigned long long)a->partial);
+    }
     if (kernel_lost)
       fprintf(stderr, "profileme record: %llu samples lost (%llu of them in %llu LOST records): the "
                       "ring was full (a larger period, a lower -F or more -m pages helps)\n",
@@ -638,6 +783,7 @@ out:
     rc = 1;
   }
   free(r.tmp);
+  free(r.aux);
   machine_destroy(r.m);
   return rc;
 }

@@ -9,12 +9,14 @@
 #include "tools/commands.h"
 #include "tools/dump.h"
 #include "tools/session.h"
+#include "tools/itrace_session.h"
 #include "util/err.h"
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum key { K_COMM, K_DSO, K_SYM, K_PID, K_CPU, NKEYS };
 static const char *const key_names[NKEYS] = { "comm", "dso", "symbol", "pid", "cpu" };
@@ -534,7 +536,24 @@ static int run(struct report *rp, const char *input, const char *symfs)
   return rc;
 }
 
+static int report_main(int argc, char **argv);
+
+/* A file with an instruction trace (or --itrace[=OPTS]) is decoded into
+ * samples first, as perf report does (default "i": every 100 us; --itrace=i1
+ * gives exact counts). */
 int cmd_report(int argc, char **argv)
+{
+  char *tmp = NULL;
+  bool dump = false;              /* -D dumps the trace raw */
+  for (int i = 1; i < argc; i++) dump |= !strcmp(argv[i], "-D") || !strcmp(argv[i], "--dump-raw-trace");
+  int rc = itrace_args_inject("report", &argc, &argv, &tmp, dump ? NULL : "i");
+  if (rc) return rc;
+  rc = report_main(argc, argv);
+  if (tmp) { unlink(tmp); free(tmp); free(argv); }
+  return rc;
+}
+
+static int report_main(int argc, char **argv)
 {
   enum { O_STDIO = 256, O_COMMS, O_DSOS, O_SYMS, O_PID, O_TID, O_LIMIT, O_SYMFS, O_HEADER, O_HEADER_ONLY,
          O_CHILDREN, O_NO_CHILDREN, O_MAX_STACK };

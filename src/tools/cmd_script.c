@@ -11,6 +11,7 @@
 #include "tools/dump.h"
 #include "tools/session.h"
 #include "tools/perf_regs.h"
+#include "tools/itrace_session.h"
 #include "isa/disasm.h"
 #include "pmu/ev67_pmu.h"
 #include "util/err.h"
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum field {
   F_COMM, F_TID, F_PID, F_CPU, F_TIME, F_PERIOD, F_EVENT, F_ADDR, F_DATA_SRC, F_WEIGHT, F_IP, F_SYM,
@@ -78,6 +80,9 @@ static void usage(FILE *f)
     "  -G, --hide-call-graph  no call chains under the samples (perf script -G)\n"
     "      --comms LIST, --pid LIST, --tid LIST   only these samples\n"
     "      --symfs DIR        look for the recorded files under DIR\n"
+    "      --itrace[=OPTS]    decode the instruction trace into samples first (done\n"
+    "                         with \"" ITRACE_DEFAULT_OPTS "\" when the file has one): i[PERIOD] instructions,\n"
+    "                         b branches, c calls, r returns, e errors (perf's letters)\n"
     "Exit status: 0 success, 1 unreadable or malformed input, 2 bad options.\n");
 }
 
@@ -226,8 +231,48 @@ static void print_chain(struct script *sc, struct session *s, const struct pd_sa
   }
 }
 
+/* perf's is_bts_event: a branch event of period 1 (what --itrace's
+ * branches are) prints its target after the ip (print_sample_bts). */
+static bool is_bts(const struct pd_sample *smp)
+{
+  const struct perf_event_attr *a = &smp->event->attr;
+  return a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS && a->sample_period == 1 &&
+         (smp->sample_type & PERF_SAMPLE_ADDR);
+}
+
+/* " => ADDR sym+off (dso)" of a branch sample (print_sample_addr). */
+static void print_branch_to(const struct script *sc, struct session *s, const struct pd_sample *smp)
+{
+  struct sym_loc to;
+  sym_resolve(s->m, smp->pid, smp->cpumode, smp->addr, &to);
+  printf(" => %16" PRIx64, smp->addr);
+  if (sc->on[F_SYM]) {
+    if (!to.sym) printf(" [unknown]");
+    else if (sc->on[F_SYMOFF]) printf(" %s+0x%" PRIx64, to.sym->name, to.vaddr - to.sym->start);
+    else printf(" %s", to.sym->name);
+  }
+  if (sc->on[F_DSO]) printf(" (%s)", to.dso ? to.dso->path : "[unknown]");
+}
+
+/* PERF_RECORD_AUXTRACE_ERROR as perf script prints it (perf_event__fprintf_auxtrace_error). */
+static void print_trace_error(const struct perf_event_header *h)
+{
+  if (h->size < 112) return;
+  uint32_t v[6];
+  uint64_t ip, time;
+  char msg[65] = "";
+  memcpy(v, (const char *)h + 8, 24);
+  memcpy(&ip, (const char *)h + 32, 8);
+  memcpy(&time, (const char *)h + 40, 8);
+  memcpy(msg, (const char *)h + 48, 64);
+  printf(" instruction trace error type %u time %" PRIu64 ".%09" PRIu64 " cpu %d pid %d tid %d ip %#" PRIx64
+         " code %u: %s\n", v[0], time / 1000000000, time % 1000000000, (int32_t)v[2], (int32_t)v[3],
+         (int32_t)v[4], ip, v[1], msg);
+}
+
 static void print_line(struct script *sc, struct session *s, const struct pd_sample *smp, const struct sym_loc *loc)
 {
+  bool bts = is_bts(smp);
   bool chain = sc->chains && sc->on[F_IP];
   if (sc->on[F_COMM]) printf(chain ? "%s " : "%16s ", sym_comm(s->m, smp->pid, smp->tid));
   if (sc->on[F_PID] && sc->on[F_TID]) printf("%5d/%-5d ", (int32_t)smp->pid, (int32_t)smp->tid);
@@ -241,7 +286,7 @@ static void print_line(struct script *sc, struct session *s, const struct pd_sam
   }
   if (sc->on[F_PERIOD]) printf("%10" PRIu64 " ", smp->period);
   if (sc->on[F_EVENT]) printf("%*s: ", sc->name_width, smp->event->name);
-  if (sc->on[F_ADDR]) printf("%16" PRIx64, smp->addr);
+  if (sc->on[F_ADDR] && !bts) printf("%16" PRIx64, smp->addr);
   if (sc->on[F_DATA_SRC]) {
     uint64_t ds = smp->sample_type & PERF_SAMPLE_DATA_SRC ? smp->data_src : 0x5080021;
     char info[256], out[300];
@@ -256,6 +301,7 @@ static void print_line(struct script *sc, struct session *s, const struct pd_sam
     print_chain(sc, s, smp);
   } else if (sc->on[F_IP] || sc->on[F_SYM] || sc->on[F_DSO]) {
     print_sym(sc, smp, loc);
+    if (bts && (sc->on[F_ADDR] || !sc->user_set)) print_branch_to(sc, s, smp);
   }
   if (sc->on[F_INSN] || sc->on[F_DISASM]) print_insn(sc, loc, smp->ip);
   if (sc->on[F_IREGS]) print_regs(smp->intr_abi, smp->intr_mask, smp->intr_regs);
@@ -284,10 +330,28 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   struct script *sc = ctx;
   if (sc->dump) dump_record(s, r, dump_line, sc);
   else if (r->sample && wanted(sc, s, r->sample)) print_line(sc, s, r->sample, &r->loc);
+  else if (r->h->type == 72) print_trace_error(r->h);   /* PERF_RECORD_AUXTRACE_ERROR */
   return 0;
 }
 
+static int script_main(int argc, char **argv);
+
 int cmd_script(int argc, char **argv)
+{
+  bool dump_mode = false;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-D") || !strcmp(argv[i], "--dump-raw-trace")) dump_mode = true;
+  /* A trace is decoded into samples first (perf script's --itrace, default
+   * "ce" when the file has a trace); -D dumps it raw. */
+  char *itrace_tmp = NULL;
+  int rc = itrace_args_inject("script", &argc, &argv, &itrace_tmp, dump_mode ? NULL : ITRACE_DEFAULT_OPTS);
+  if (rc) return rc;
+  rc = script_main(argc, argv);
+  if (itrace_tmp) { unlink(itrace_tmp); free(itrace_tmp); free(argv); }
+  return rc;
+}
+
+static int script_main(int argc, char **argv)
 {
   enum { O_COMMS = 256, O_PID, O_TID, O_SYMFS };
   static const struct option opts[] = {
@@ -295,7 +359,8 @@ int cmd_script(int argc, char **argv)
     { "dump-raw-trace", no_argument, NULL, 'D' }, { "comms", required_argument, NULL, O_COMMS },
     { "comm", required_argument, NULL, O_COMMS }, { "pid", required_argument, NULL, O_PID },
     { "tid", required_argument, NULL, O_TID }, { "symfs", required_argument, NULL, O_SYMFS },
-    { "hide-call-graph", no_argument, NULL, 'G' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    { "hide-call-graph", no_argument, NULL, 'G' }, { "help", no_argument, NULL, 'h' },
+    { "itrace", optional_argument, NULL, 'T' }, { NULL, 0, NULL, 0 },
   };
   struct script sc = { .user_set = false };
   bool hide_chains = false;
@@ -312,6 +377,7 @@ int cmd_script(int argc, char **argv)
     case O_PID: sc.npids = split_list(optarg, sc.pids, MAX_LIST); break;
     case O_TID: sc.ntids = split_list(optarg, sc.tids, MAX_LIST); break;
     case O_SYMFS: symfs = optarg; break;
+    case 'T': break;             /* handled by itrace_args_inject */
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }

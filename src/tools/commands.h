@@ -2,6 +2,7 @@
  * is the subcommand name) and returns the process exit status. */
 #ifndef PM_COMMANDS_H
 #define PM_COMMANDS_H
+#include <stdbool.h>
 
 /* profileme disasm PROG [SYMBOL]: objdump -d style listing of an Alpha ELF file. */
 int cmd_disasm(int argc, char **argv);
@@ -40,6 +41,14 @@ int cmd_dcpi(int argc, char **argv);
 
 /* profileme record [OPTIONS] PROG [ARGS...]: sample into perf.data. */
 int cmd_record(int argc, char **argv);
+
+/* profileme inject --itrace -i IN -o OUT: the instruction trace decoded into
+ * ordinary samples that Linux perf reads, as perf inject --itrace. */
+int cmd_inject(int argc, char **argv);
+
+/* profileme dcpi --exec / --cpi: exact execution counts from the trace, and
+ * cycles per instruction joining them with ProfileMe samples (cmd_cpi.c). */
+int cmd_dcpi_cpi(int argc, char **argv, bool cpi);
 
 /* profileme list: the events and the cpu PMU format. */
 int cmd_list(int argc, char **argv);

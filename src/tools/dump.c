@@ -3,6 +3,7 @@
  * and ASCII, the time stamp, and its decoded fields; a sample's ProfileMe raw
  * payload decoded by register field and status name. */
 #include "tools/dump.h"
+#include "tools/itrace.h"
 #include "tools/perf_regs.h"
 #include "pmu/ev67_pmu.h"
 #include <ctype.h>
@@ -158,6 +159,36 @@ static void dump_sample(struct session *s, const struct session_rec *r, dump_fn 
   if (after) after(ctx, s, r);
 }
 
+/* The trace data after an AUXTRACE record, packet by packet, as perf's
+ * intel-pt dump prints it (". OFFSET: bytes  packet"). A packet the buffer
+ * cuts is printed as bytes only (the next buffer holds its end). */
+static void dump_auxtrace(const struct perf_event_header *h)
+{
+  struct pd_auxtrace a;
+  const uint8_t *d;
+  char eb[128];
+  if (pd_parse_auxtrace(h, &a, &d, eb, sizeof eb)) { printf(": %s\n", eb); return; }
+  printf(" size: %#" PRIx64 "  offset: %#" PRIx64 "  ref: %#" PRIx64 "  idx: %u  tid: %d  cpu: %d\n", a.size,
+         a.offset, a.reference, a.idx, (int32_t)a.tid, (int32_t)a.cpu);
+  printf(". ... EV67 trace unit data: size %" PRIu64 " bytes\n", a.size);
+  for (uint64_t at = 0; at < a.size;) {
+    struct itrace_packet p;
+    const char *why = "";
+    int n = itrace_pkt_parse(d + at, (size_t)(a.size - at), &p, &why);
+    char desc[160];
+    if (n > 0) itrace_pkt_desc(&p, desc, sizeof desc);
+    else snprintf(desc, sizeof desc, n ? "bad packet: %s" : "packet continues in the next buffer", why);
+    size_t len = n > 0 ? (size_t)n : n ? 1 : (size_t)(a.size - at);
+    printf(".  %08" PRIx64 ": ", a.offset + at);
+    for (size_t i = 0; i < 16; i++) {
+      if (i < len) printf("%02x ", d[at + i]);
+      else printf("   ");
+    }
+    printf(" %s\n", desc);
+    at += len;
+  }
+}
+
 void dump_record(struct session *s, const struct session_rec *r, dump_fn after, void *ctx)
 {
   const struct perf_event_header *h = r->h;
@@ -186,6 +217,16 @@ void dump_record(struct session *s, const struct session_rec *r, dump_fn after, 
     printf(": id:%" PRIu64 ": lost samples :%" PRIu64 "\n", id.id, u64_at(h, 8));
     break;
   }
+  case PERF_RECORD_AUX: {
+    uint64_t o = u64_at(h, 8), sz = u64_at(h, 16), f = u64_at(h, 24);
+    printf(" offset: %#" PRIx64 " size: %#" PRIx64 " flags: %#" PRIx64 " [%s%s%s]\n", o, sz, f,
+           f & PERF_AUX_FLAG_TRUNCATED ? "T" : "", f & PERF_AUX_FLAG_OVERWRITE ? "O" : "",
+           f & PERF_AUX_FLAG_PARTIAL ? "P" : "");
+    break;
+  }
+  case PERF_RECORD_ITRACE_START: printf(" pid: %u tid: %u\n", u32_at(h, 8), u32_at(h, 12)); break;
+  case PD_RECORD_AUXTRACE_INFO: printf(" type: %u\n", h->size >= 16 ? u32_at(h, 8) : 0); break;
+  case PD_RECORD_AUXTRACE: dump_auxtrace(h); break;
   case PERF_RECORD_THROTTLE:
   case PERF_RECORD_UNTHROTTLE:
     printf(": time %" PRIu64 " id %" PRIu64 " stream_id %" PRIu64 "\n", u64_at(h, 8), u64_at(h, 16), u64_at(h, 24));

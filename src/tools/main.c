@@ -14,6 +14,7 @@ static const struct { const char *name; int (*fn)(int, char **); const char *wha
   { "flamegraph", cmd_flamegraph, "draw the call stacks as a flame graph (SVG) or folded stacks" },
   { "script", cmd_script, "list the samples of a perf.data file like perf script" },
   { "mem", cmd_mem, "samples by data source like perf mem report" },
+  { "inject", cmd_inject, "decode an instruction trace into samples Linux perf reads" },
   { "dcpi", cmd_dcpi, "ProfileMe status per symbol or instruction, DCPI style" },
 };
 

@@ -705,6 +705,86 @@ static void test_writer_args(const char *path)
         "writer: create in a missing directory");
 }
 
+/* The AUX area records: AUXTRACE_INFO, AUXTRACE with its payload (not
+ * counted in header.size), kernel AUX and ITRACE_START, written and read
+ * back field by field; an AUXTRACE whose payload runs past the data section
+ * or is not 8-aligned is refused with its offset; a short AUX record gets
+ * PM_ECORRUPT from pd_parse_aux. */
+static void test_aux_records(const char *path)
+{
+  int err;
+  struct pd_writer *w = pd_writer_create(path, &err);
+  struct perf_event_attr a[2];
+  demo_attrs(a);
+  CHECK(w && pd_writer_add_event(w, &a[0], NULL, NULL, 0) == 0, "aux: writer");
+  if (!w) return;
+  uint64_t priv[3] = { 11, 667, 0 };
+  uint8_t data[24];
+  for (int i = 0; i < 24; i++) data[i] = (uint8_t)(i * 7 + 1);
+  struct pd_auxtrace at = { .size = 24, .offset = 4096, .reference = 3, .idx = 1, .tid = 77, .cpu = 1 };
+  uint64_t aux[4] = { 0, 4096, 24, PERF_AUX_FLAG_TRUNCATED };
+  struct perf_event_header ah = { PERF_RECORD_AUX, 0, 32 };
+  memcpy(aux, &ah, 8);
+  uint64_t its[2] = { 0, (uint64_t)78 << 32 | 77 };
+  struct perf_event_header ih = { PERF_RECORD_ITRACE_START, 0, 16 };
+  memcpy(its, &ih, 8);
+  struct pd_auxtrace odd = at;
+  odd.size = 5;
+  CHECK(pd_writer_auxtrace(w, &odd, data) == PM_EINVAL, "aux: an AUXTRACE payload not a multiple of 8 is refused");
+  CHECK(pd_writer_auxtrace_info(w, 0x4556, priv, 3) == 0 && pd_writer_auxtrace(w, &at, data) == 0 &&
+        pd_writer_record(w, (const struct perf_event_header *)aux) == 0 &&
+        pd_writer_record(w, (const struct perf_event_header *)its) == 0 && pd_writer_close(w) == 0,
+        "aux: AUXTRACE_INFO, AUXTRACE + 24 bytes, AUX, ITRACE_START written");
+  char msg[256];
+  struct pd_reader *r = pd_reader_open(path, &err, msg, sizeof msg);
+  CHECK(r != NULL, "aux: file reads (%s)", r ? "" : msg);
+  if (!r) return;
+  const struct perf_event_header *h;
+  int n = 0;
+  bool info_ok = false, at_ok = false, aux_ok = false, its_ok = false;
+  while (pd_reader_next(r, &h, msg, sizeof msg) == 1) {
+    n++;
+    if (h->type == PD_RECORD_AUXTRACE_INFO) {
+      uint32_t type = 0;
+      const uint64_t *pv = NULL;
+      size_t np = 0;
+      info_ok = !pd_parse_auxtrace_info(h, &type, &pv, &np, msg, sizeof msg) && type == 0x4556 && np == 3 &&
+                pv[0] == 11 && pv[1] == 667;
+    } else if (h->type == PD_RECORD_AUXTRACE) {
+      struct pd_auxtrace g = { 0 };
+      const uint8_t *d = NULL;
+      at_ok = !pd_parse_auxtrace(h, &g, &d, msg, sizeof msg) && h->size == 48 && g.size == 24 && g.offset == 4096 &&
+              g.reference == 3 && g.idx == 1 && g.tid == 77 && g.cpu == 1 && !memcmp(d, data, 24);
+    } else if (h->type == PERF_RECORD_AUX) {
+      uint64_t o = 0, sz = 0, f = 0;
+      aux_ok = !pd_parse_aux(h, &o, &sz, &f, msg, sizeof msg) && o == 4096 && sz == 24 && f == PERF_AUX_FLAG_TRUNCATED;
+    } else if (h->type == PERF_RECORD_ITRACE_START) {
+      uint32_t pid = 0, tid = 0;
+      its_ok = !pd_parse_itrace_start(h, &pid, &tid, msg, sizeof msg) && pid == 77 && tid == 78;
+    }
+  }
+  CHECK(n == 4 && info_ok && at_ok && aux_ok && its_ok,
+        "aux: read back: 4 records (the payload skipped), every field (%d %d %d %d %d)", n, info_ok, at_ok, aux_ok, its_ok);
+  pd_reader_close(r);
+  struct perf_event_header shorth = { PERF_RECORD_AUX, 0, 16 };
+  uint64_t o, sz, f;
+  CHECK(pd_parse_aux(&shorth, &o, &sz, &f, msg, sizeof msg) == PM_ECORRUPT && strstr(msg, "16 bytes"),
+        "aux: a 16-byte AUX record is refused (%s)", msg);
+  /* an AUXTRACE claiming more data than the file has */
+  struct blob b = slurp(path);
+  size_t at_off = find_record(&b, PD_RECORD_AUXTRACE, 0);
+  if (at_off) {
+    uint64_t big = 1u << 20;
+    memcpy((uint8_t *)b.w + at_off + 8, &big, 8);
+    int e = consume(b.w, b.len, msg, sizeof msg);
+    CHECK(e == PM_ECORRUPT && strstr(msg, "AUXTRACE record at offset") && strstr(msg, "run past"),
+          "aux: an AUXTRACE payload past the data section is refused (%s)", msg);
+  } else {
+    CHECK(0, "aux: AUXTRACE record found in the file");
+  }
+  free(b.w);
+}
+
 static void test_build_id(void)
 {
   uint8_t id[20];
@@ -786,6 +866,7 @@ int main(int argc, char **argv)
   test_names();
   test_build_id();
   test_writer_args(path);
+  test_aux_records(path);
   unlink(path);
   return check_done();
 }
