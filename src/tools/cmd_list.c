@@ -74,7 +74,7 @@ int cmd_list(int argc, char **argv)
          "  rNNN                                               [Raw hardware event descriptor]\n"
          "  cpu/t1=v1[,t2=v2,t3 ...]/modifier                  [Raw hardware event descriptor]\n\n");
   print_pmu(pmu_sysfs_find("cpu"));
-  printf("\n  trace//                                            [Kernel PMU event: the trace unit, AUX area]\n");
+  printf("\n  trace//                                            [Kernel PMU with an AUX area: the trace unit]\n");
   print_pmu(pmu_sysfs_find("trace"));
   printf("\n  event: 1 cycles, 2 instructions, 3 B-cache misses (PCTR1, with instructions),\n"
          "  4 Mbox replay traps (PCTR1, with cycles); profileme: ProfileMe sampling (also :p,\n"
