@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The guest's view of the machine's perf files (docs/guest-perf-thirdparty.md):
+# The guest's view of the machine's perf files (docs/guest-perf.md):
 # tests/guestsys/sysfs_view.c, built for Alpha, lists and reads
 # /sys/bus/event_source/devices as perf's pmu.c and libpfm4 do, and prints
 # what it found. The oracles:

@@ -2,7 +2,7 @@
 # Third-party programs that call perf_event_open, built for Alpha from
 # their public sources (tests/thirdparty/build.sh: libpfm4's perf_examples,
 # the Linux 6.1 perf_events selftests), run unchanged in the machine
-# (`profileme run --timed`); docs/guest-perf-thirdparty.md says what each
+# (`profileme run --timed`); docs/guest-perf.md says what each
 # printed. Their counts are held against our own tools on the same
 # workload (tests/thirdparty/work.c) and against analytical counts:
 #  - task (libpfm4) counting software events of a child from its exec
