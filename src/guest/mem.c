@@ -391,3 +391,16 @@ long mm_read_str(struct guest_mm *mm, uint64_t addr, char *buf, size_t max)
   }
   return PM_EINVAL;
 }
+
+/* Whether unmapping or changing [addr, addr+len) would split a mapping that
+ * may not be split: a perf buffer (Linux's perf_mmap_may_split refuses any
+ * split, so the ring and its user page stay whole). */
+bool mm_would_split(struct guest_mm *mm, uint64_t addr, uint64_t len)
+{
+  struct guest_page *in = mm_page(mm, addr), *last = mm_page(mm, addr + len - GUEST_PAGE_SIZE);
+  struct guest_page *before = addr ? mm_page(mm, addr - GUEST_PAGE_SIZE) : NULL;
+  struct guest_page *after = mm_page(mm, addr + len);
+  if (in && in->ext && in->ext->nosplit && before && before->ext == in->ext) return true;
+  if (last && last->ext && last->ext->nosplit && after && after->ext == last->ext) return true;
+  return false;
+}

@@ -53,6 +53,7 @@ struct guest_ext {
   size_t len;
   bool readonly;            /* host mapping without PROT_WRITE */
   bool dontcopy;            /* VM_DONTCOPY: a fork's child does not get these pages */
+  bool nosplit;             /* a perf buffer: never split (may_split -EINVAL) nor grown (VM_DONTEXPAND) */
   /* Called instead of munmap+free when the last page goes (a kernel
    * object's mapping, e.g. a perf ring buffer); NULL: munmap base. */
   void (*release)(struct guest_ext *ext);
@@ -109,6 +110,9 @@ int mm_back_ext(struct guest_mm *mm, uint64_t addr, uint64_t len, uint8_t *host,
 int mm_unmap(struct guest_mm *mm, uint64_t addr, uint64_t len);
 /* Changes protection; fails with PM_EFAULT if any page is unmapped. */
 int mm_protect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot);
+/* Whether unmapping, replacing or changing [addr, addr+len) would split a
+ * mapping that may not be split (guest_ext.nosplit: a perf buffer). */
+bool mm_would_split(struct guest_mm *mm, uint64_t addr, uint64_t len);
 /* Returns true if every page of [addr, addr+len) is mapped. */
 bool mm_is_mapped(struct guest_mm *mm, uint64_t addr, uint64_t len);
 /* Returns the lowest free page-aligned range of len bytes at or above from, that

@@ -754,6 +754,7 @@ static int64_t sys_mmap(ARGS)
     if (addr & GUEST_PAGE_MASK) return -EINVAL;
     if (addr + len > GUEST_TASK_SIZE || addr + len < addr) return -ENOMEM;
     if (noreplace && !fixed && mm_find_free(mm, addr, addr + len, len) != addr) return -EEXIST;
+    if (fixed && mm_would_split(mm, addr, len)) return -EINVAL;
   } else {
     uint64_t hint = addr & ~GUEST_PAGE_MASK;
     if (!hint || mm_find_free(mm, hint, hint + len, len) != hint)
@@ -798,6 +799,7 @@ static int64_t sys_munmap(ARGS)
 {
   UNUSED;
   if (a[0] & GUEST_PAGE_MASK || !a[1]) return -EINVAL;
+  if (mm_would_split(t->mm, a[0], (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK)) return -EINVAL;
   return mm_unmap(t->mm, a[0], (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK) ? -EINVAL : 0;
 }
 
@@ -810,6 +812,7 @@ static int64_t sys_mprotect(ARGS)
       struct guest_page *pg = mm_page(t->mm, p);
       if (pg && pg->ext && pg->ext->readonly) return -EACCES;
     }
+  if (a[1] && mm_would_split(t->mm, a[0], (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK)) return -EINVAL;
   int r = mm_protect(t->mm, a[0], (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, prot_of(a[2]));
   return r ? -ENOMEM : 0;
 }
@@ -832,25 +835,48 @@ static int64_t sys_mremap(ARGS)
   UNUSED;
   struct guest_mm *mm = t->mm;
   uint64_t old = a[0], olen = (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
-  uint64_t nlen = (a[2] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, flags = a[3];
-  if ((old & GUEST_PAGE_MASK) || !nlen) return -EINVAL;
+  uint64_t nlen = (a[2] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, flags = a[3], fixed_to = a[4];
+  bool maymove = flags & 1, fixed = flags & 2;
+  if ((old & GUEST_PAGE_MASK) || !nlen || (flags & ~3ull) || (fixed && !maymove)) return -EINVAL;
+  if (fixed && (fixed_to & GUEST_PAGE_MASK)) return -EINVAL;
+  /* Shrinking in place unmaps the tail, found or not (Linux does this before
+   * it looks the mapping up); it may not split a perf buffer. */
+  if (!fixed && nlen <= olen) {
+    if (nlen < olen && mm_would_split(mm, old + nlen, olen - nlen)) return -EINVAL;
+    if (nlen < olen) mm_unmap(mm, old + nlen, olen - nlen);
+    return (int64_t)old;
+  }
   if (!mm_is_mapped(mm, old, olen)) return -EFAULT;
-  if (nlen <= olen) {
-    mm_unmap(mm, old + nlen, olen - nlen);
+  struct guest_page *first = mm_page(mm, old);
+  if (first->ext && first->ext->nosplit) {
+    /* A perf buffer: VM_DONTEXPAND (growing is EFAULT), and a move takes all
+     * of it or nothing (moving a part would split it). */
+    if (nlen > olen) return -EFAULT;
+    if (nlen < olen || mm_would_split(mm, old, olen)) return -EINVAL;
+  }
+  if (!fixed && mm_find_free(mm, old + olen, old + nlen, nlen - olen) == old + olen) {
+    struct guest_page *pg = mm_page(mm, old);
+    if (mm_map(mm, old + olen, nlen - olen, pg->prot & 7)) return -ENOMEM;
     return (int64_t)old;
   }
-  struct guest_page *pg = mm_page(mm, old);
-  int prot = pg->prot & 7;
-  if (mm_find_free(mm, old + olen, old + nlen, nlen - olen) == old + olen) {
-    if (mm_map(mm, old + olen, nlen - olen, prot)) return -ENOMEM;
-    return (int64_t)old;
+  if (!maymove) return -ENOMEM;
+  uint64_t to;
+  if (fixed) {
+    /* MREMAP_FIXED: what lies at the target goes first (it may not overlap the source). */
+    if (fixed_to < old + olen && old < fixed_to + nlen) return -EINVAL;
+    if (fixed_to + nlen > GUEST_TASK_SIZE || fixed_to + nlen < fixed_to) return -EINVAL;
+    if (mm_would_split(mm, fixed_to, nlen)) return -EINVAL;
+    mm_unmap(mm, fixed_to, nlen);
+    to = fixed_to;
+  } else {
+    to = mm_find_free(mm, mm->mmap_base, GUEST_TASK_SIZE, nlen);
+    if (!to) return -ENOMEM;
   }
-  if (!(flags & 1)) return -ENOMEM;   /* MREMAP_MAYMOVE */
-  uint64_t to = mm_find_free(mm, mm->mmap_base, GUEST_TASK_SIZE, nlen);
-  if (!to || mm_map(mm, to, nlen, prot)) return -ENOMEM;
+  if (mm_map(mm, to, nlen, first->prot & 7)) return -ENOMEM;
   /* Move the pages' memory over: host buffer, sharing and the file mapping
    * it may belong to (the new pages are fresh, with none of their own). */
-  for (uint64_t o = 0; o < olen; o += GUEST_PAGE_SIZE) {
+  uint64_t moved = olen < nlen ? olen : nlen;
+  for (uint64_t o = 0; o < moved; o += GUEST_PAGE_SIZE) {
     struct guest_page *s = mm_page(mm, old + o), *d = mm_page(mm, to + o);
     if (!s || !d) continue;
     d->host = s->host;

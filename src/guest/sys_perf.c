@@ -77,6 +77,7 @@ static int64_t kfile_mmap(struct os *m, struct task *t, int h, const uint64_t *a
     if (addr + len > GUEST_TASK_SIZE || addr + len < addr) return -ENOMEM;
     if (mm_find_free(mm, addr, addr + len, len) != addr) {
       if (noreplace && !fixed) return -EEXIST;
+      if (mm_would_split(mm, addr, len)) return -EINVAL;
     }
   } else {
     uint64_t hint = addr & ~GUEST_PAGE_MASK;

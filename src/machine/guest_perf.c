@@ -382,7 +382,7 @@ static int64_t k_mmap(void *ctx, struct task *t, int h, uint64_t addr, uint64_t 
   void *view = phys_map(os_phys(g->os), mp->nframes, e->rb->pfns);
   if (!view) { free(mp); return -ENOMEM; }
   mp->ext = (struct guest_ext){ .base = view, .len = mp->nframes * PHYS_PAGE, .readonly = !(prot & A_PROT_WRITE),
-                                .dontcopy = true, .release = map_release, .priv = mp };
+                                .dontcopy = true, .nosplit = true, .release = map_release, .priv = mp };
   mp->g = g;
   mp->f = f;
   mp->rb = e->rb;

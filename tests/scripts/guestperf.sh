@@ -36,6 +36,7 @@ run() {
 }
 
 run count count --paranoid 1 --
+run nosplit nosplit --paranoid 1 --
 for p in -1 0 1 2 3; do run attr.p$p attr --paranoid "$p" -- "$p"; done
 run attr.p3priv attr --paranoid 3 --privileged -- 3 priv
 run group group --paranoid 1 --
