@@ -29,18 +29,21 @@
 #    event: no breakpoint PMU, ENOENT) run their harness to the end, every
 #    test failing at perf_event_open, none crashing.
 # Checks: thirdparty/{task,task_smpl,syst_count,self_basic,selftest}.*.
-# Environment: BUILD, PROFILEME, THIRDPARTY_TIMEOUT (s per run, default 120).
+# Environment: BUILD, PROFILEME, THIRDPARTY_TIMEOUT (s per run, default 120),
+# THIRDPARTY_DIR (the built programs, default build/thirdparty).
 set -u
 . "$(dirname "$0")/../lib/common.bash"
 cd "$root"
 CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
-tp=$BUILD/thirdparty
-work=$tp/runs
+# The Alpha binaries do not depend on how the host side was built (SAN=1
+# builds into build-san/): one cache in build/thirdparty for both.
+tp=${THIRDPARTY_DIR:-$root/build/thirdparty}
+work=$BUILD/thirdparty-runs
 timeout_s=${THIRDPARTY_TIMEOUT:-120}
 env_i=(env -i PATH=/usr/bin:/bin LC_ALL=C)
 mkdir -p "$work"
 
-if ! bash tests/thirdparty/build.sh 2>"$work/build.err"; then
+if ! THIRDPARTY_DIR=$tp bash tests/thirdparty/build.sh 2>"$work/build.err"; then
   echo "FAIL thirdparty/build: $(tail -n 3 "$work/build.err" | tr '\n' ' ')"
   exit 1
 fi

@@ -13,17 +13,15 @@
 #    with kselftest_harness.h) from Debian's linux-source-6.1 package
 #    (`apt-get download`, 140 MB: only those files are unpacked and the
 #    package is deleted), against the cross compiler's 6.1 uapi headers.
-# Everything goes to $BUILD/thirdparty/ and is fetched and built only when
-# missing (about 30 s for both, most of it unpacking linux-source). Exits
+# Everything goes to build/thirdparty/ (THIRDPARTY_DIR; also for SAN=1: the
+# programs are Alpha code) and is fetched and built only when missing (about 30 s for both, most of it unpacking linux-source). Exits
 # non-zero with a message on stderr on failure. Needs deb-src (see
-# scripts/enable-deb-src.sh). Environment: BUILD, ALPHA_CC.
+# scripts/enable-deb-src.sh). Environment: THIRDPARTY_DIR, ALPHA_CC.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
 CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
 AR=${CC%gcc}ar
-out=$BUILD/thirdparty
+out=${THIRDPARTY_DIR:-$root/build/thirdparty}
 srcdir=$out/src
 mkdir -p "$srcdir"
 command -v "$CC" >/dev/null || { echo "thirdparty: $CC not found" >&2; exit 1; }
