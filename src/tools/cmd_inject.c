@@ -116,7 +116,8 @@ static void on_error(void *ctx, struct session *s, const struct itrace_serror *s
   memcpy(rec + 8, v, 24);
   memcpy(rec + 32, &se->e->pc, 8);
   memcpy(rec + 40, &se->time, 8);
-  snprintf((char *)rec + 48, 64, "%s", se->e->msg);
+  /* msg[64] in perf's record: a longer message is cut, NUL kept (rec is zeroed) */
+  memcpy(rec + 48, se->e->msg, strnlen(se->e->msg, 63));
   int e = pd_writer_record(in->w, (const struct perf_event_header *)rec);
   if (e && !in->err) in->err = e;
 }

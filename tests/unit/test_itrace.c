@@ -382,7 +382,7 @@ static int elf_code(struct elfcode *k, const char *path)
   return k->n ? 0 : -1;
 }
 
-struct real { const struct elfcode *code; uint64_t insns, blocks, errors; char first[200]; struct itrace_counts *counts;
+struct real { const struct elfcode *code; uint64_t insns, blocks, errors; char first[320];   /* offset, pc and a message of up to 200 bytes */ struct itrace_counts *counts;
               struct itrace_counts *resumes; struct { uint32_t pid; uint64_t to; bool fault; } last[256]; int nlast;
               bool pending; uint64_t pending_to; };
 
