@@ -82,7 +82,7 @@ static struct task *make_task(struct os *m)
   if (!p || !t) abort();
   p->sighand = calloc(1, sizeof *p->sighand);
   p->files = fdt_create();
-  t->mm = mm_create();
+  t->mm = mm_create(os_phys(m));
   if (!p->sighand || !p->files || !t->mm) abort();
   p->sighand->refs = 1;
   p->files->nofile = 256;
