@@ -174,7 +174,7 @@ static void settle(struct trace_unit *u, uint64_t pc, uint64_t cycle, uint32_t p
    * elsewhere delivered a signal on the way out. */
   bool same = tid == u->tid;
   if (kind == TRACE_ASYNC_SYSCALL && same && pc != u->hint_pc) kind = TRACE_ASYNC_SIGNAL;
-  if (kind == TRACE_ASYNC_INTERRUPT && same && pc != u->expect_pc) kind = TRACE_ASYNC_SIGNAL;
+  if (kind == TRACE_ASYNC_INTERRUPT && same && pc != u->expect_pc) kind = TRACE_ASYNC_INTR_SIGNAL;
   u->hint = 0;
   async(u, kind, pc);
   if (tid != u->tid || pid != u->pid) {

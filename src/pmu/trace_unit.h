@@ -35,6 +35,9 @@ enum trace_packet {
 enum trace_async {
   TRACE_ASYNC_SYSCALL = 1, TRACE_ASYNC_INTERRUPT = 2, TRACE_ASYNC_FAULT = 3, TRACE_ASYNC_SIGNAL = 4,
   TRACE_ASYNC_SIGRETURN = 5, TRACE_ASYNC_EXEC = 6,
+  /* an interrupt after which the task resumed in a signal handler: the
+   * instruction it interrupted (after the n) had a retired fate taken back */
+  TRACE_ASYNC_INTR_SIGNAL = 7,
 };
 
 /* What the unit counts, for make bench and the tests. */

@@ -125,6 +125,14 @@ static int on_block(void *ctx, struct session *s, const struct itrace_sblock *sb
     ++*v;
   }
   c->pending[q] = b->end == ITRACE_END_ASYNC && b->async == ITRACE_A_INTERRUPT;
+  if (b->end == ITRACE_END_ASYNC && b->async == ITRACE_A_INTR_SIGNAL) {
+    /* the task went on in a signal handler: the interrupted instruction,
+     * after the n, had the retired fate the interrupt took back */
+    struct pckey k = { .pid = b->pid, .pc = b->start + 4 * b->n };
+    uint64_t *v = hist_get(c->intr, &k);
+    if (!v) return PM_ENOMEM;
+    ++*v;
+  }
   c->pending_to[q] = b->to;
   if (!sb->after_kernel) c->cycles += dc;
   note_last(c, b);

@@ -34,7 +34,7 @@ enum itrace_pkt_type {
 };
 /* ASYNC kinds. */
 enum { ITRACE_A_SYSCALL = 1, ITRACE_A_INTERRUPT, ITRACE_A_FAULT, ITRACE_A_SIGNAL, ITRACE_A_SIGRETURN,
-       ITRACE_A_EXEC, ITRACE_A_MAX = ITRACE_A_EXEC };
+       ITRACE_A_EXEC, ITRACE_A_INTR_SIGNAL, ITRACE_A_MAX = ITRACE_A_INTR_SIGNAL };
 #define ITRACE_MODE_MAX 2                      /* 0 user, 1 kernel, 2 PAL */
 #define ITRACE_MAX_PKT 30                      /* ASYNC: 1 + 10 + 10 + 1 + 8 */
 /* The longest sequential run the decoder walks: a larger n cannot be code

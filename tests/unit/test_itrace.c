@@ -413,6 +413,10 @@ static int real_block(void *ctx, const struct itrace_block *b)
   }
   r->pending = b->end == ITRACE_END_ASYNC && b->async == ITRACE_A_INTERRUPT;
   r->pending_to = b->to;
+  if (b->end == ITRACE_END_ASYNC && b->async == ITRACE_A_INTR_SIGNAL) {   /* taken back at the interrupted pc */
+    struct itrace_block one = { .pid = b->pid, .start = b->start + 4 * b->n, .n = 1 };
+    itrace_counts_add(r->resumes, &one);
+  }
   int k = 0;                                     /* each task's last block: a fatal fault? */
   while (k < r->nlast && r->last[k].pid != b->pid) k++;
   if (k == r->nlast && k < 256) r->nlast++;
