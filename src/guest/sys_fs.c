@@ -737,6 +737,26 @@ static int64_t map_shared_file(struct guest_mm *mm, int h, uint64_t addr, uint64
   return (int64_t)n;
 }
 
+/* do_mmap's choice of address: MAP_FIXED(_NOREPLACE) takes addr as given
+ * (EEXIST if NOREPLACE alone finds it in use, EINVAL if replacing it would
+ * split a no-split mapping), else the hint if free, else the lowest free
+ * range from mmap_base. */
+int64_t sys_mmap_addr(struct guest_mm *mm, uint64_t addr, uint64_t len, uint64_t flags)
+{
+  bool fixed = flags & 0x100, noreplace = flags & 0x200000;
+  if (fixed || noreplace) {
+    if (addr & GUEST_PAGE_MASK) return -EINVAL;
+    if (addr + len > GUEST_TASK_SIZE || addr + len < addr) return -ENOMEM;
+    if (noreplace && !fixed && mm_find_free(mm, addr, addr + len, len) != addr) return -EEXIST;
+    if (fixed && mm_would_split(mm, addr, len)) return -EINVAL;
+    return (int64_t)addr;
+  }
+  uint64_t hint = addr & ~GUEST_PAGE_MASK;
+  if (!hint || mm_find_free(mm, hint, hint + len, len) != hint)
+    hint = mm_find_free(mm, mm->mmap_base, GUEST_TASK_SIZE, len);
+  return hint ? (int64_t)hint : -ENOMEM;
+}
+
 static int64_t sys_mmap(ARGS)
 {
   UNUSED;
@@ -744,24 +764,15 @@ static int64_t sys_mmap(ARGS)
   uint64_t addr = a[0], len = (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, flags = a[3], off = a[5];
   if (!a[1] || len < a[1] || len > GUEST_TASK_SIZE) return -EINVAL;
   if (off & GUEST_PAGE_MASK) return -EINVAL;
-  bool anon = flags & 0x10, fixed = flags & 0x100, noreplace = flags & 0x200000;
+  bool anon = flags & 0x10;
   int h = -1;
   if (!anon) {
     h = sys_hostfd(t, a[4]);
     if (h < 0) return h;
   }
-  if (fixed || noreplace) {
-    if (addr & GUEST_PAGE_MASK) return -EINVAL;
-    if (addr + len > GUEST_TASK_SIZE || addr + len < addr) return -ENOMEM;
-    if (noreplace && !fixed && mm_find_free(mm, addr, addr + len, len) != addr) return -EEXIST;
-    if (fixed && mm_would_split(mm, addr, len)) return -EINVAL;
-  } else {
-    uint64_t hint = addr & ~GUEST_PAGE_MASK;
-    if (!hint || mm_find_free(mm, hint, hint + len, len) != hint)
-      hint = mm_find_free(mm, mm->mmap_base, GUEST_TASK_SIZE, len);
-    if (!hint) return -ENOMEM;
-    addr = hint;
-  }
+  int64_t at = sys_mmap_addr(mm, addr, len, flags);
+  if (at < 0) return at;
+  addr = (uint64_t)at;
   if (mm_map(mm, addr, len, prot_of(a[2]))) return -ENOMEM;
   if ((flags & 3) == 1 && mm_share(mm, addr, len)) return -ENOMEM;   /* MAP_SHARED */
   if (!anon && (a[2] & 4) && m->hooks.task) {   /* an executable file mapping: perf's MMAP2 */

@@ -67,26 +67,12 @@ static int kfile_of(struct os *m, struct task *t, uint64_t gfd)
  * machine maps its frames there. */
 static int64_t kfile_mmap(struct os *m, struct task *t, int h, const uint64_t *a)
 {
-  struct guest_mm *mm = t->mm;
-  uint64_t addr = a[0], len = (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, flags = a[3], off = a[5];
+  uint64_t len = (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, flags = a[3], off = a[5];
   if (!a[1] || len < a[1] || len > GUEST_TASK_SIZE) return -EINVAL;
   if (off & GUEST_PAGE_MASK) return -EINVAL;
-  bool fixed = flags & 0x100, noreplace = flags & 0x200000;
-  if (fixed || noreplace) {
-    if (addr & GUEST_PAGE_MASK) return -EINVAL;
-    if (addr + len > GUEST_TASK_SIZE || addr + len < addr) return -ENOMEM;
-    if (mm_find_free(mm, addr, addr + len, len) != addr) {
-      if (noreplace && !fixed) return -EEXIST;
-      if (mm_would_split(mm, addr, len)) return -EINVAL;
-    }
-  } else {
-    uint64_t hint = addr & ~GUEST_PAGE_MASK;
-    if (!hint || mm_find_free(mm, hint, hint + len, len) != hint)
-      hint = mm_find_free(mm, mm->mmap_base, GUEST_TASK_SIZE, len);
-    if (!hint) return -ENOMEM;
-    addr = hint;
-  }
-  return m->kfile.mmap(m->kfile.ctx, t, h, addr, len, (int)a[2], (int)flags, off);
+  int64_t at = sys_mmap_addr(t->mm, a[0], len, flags);
+  if (at < 0) return at;
+  return m->kfile.mmap(m->kfile.ctx, t, h, (uint64_t)at, len, (int)a[2], (int)flags, off);
 }
 
 bool sys_kfile(struct os *m, struct task *t, uint64_t nr, const uint64_t *a, int64_t *ret)

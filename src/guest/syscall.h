@@ -77,6 +77,9 @@ int sys_dirfd(struct task *t, int64_t gdirfd);
 /* Resolves (guest dirfd, guest path) to (host dirfd *d, host path p of PATH_MAX
  * bytes). Returns 0 or a negative errno. */
 int sys_at_path(struct os *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p);
+/* The address for mmap(addr, len page-rounded, flags) as do_mmap chooses it
+ * (sys_fs.c), or a negative errno. */
+int64_t sys_mmap_addr(struct guest_mm *mm, uint64_t addr, uint64_t len, uint64_t flags);
 /* Nothing was ready for poll/select/epoll_wait (timeout_ns: -1 none): returns 0
  * once the timeout (kept across re-execution in sleep_deadline) has passed,
  * else blocks the task on the first fd (or just a signal or the deadline) and
