@@ -853,8 +853,10 @@ static int64_t sys_mremap(ARGS)
   /* Shrinking in place unmaps the tail, found or not (Linux does this before
    * it looks the mapping up); it may not split a perf buffer. */
   if (!fixed && nlen <= olen) {
-    if (nlen < olen && mm_would_split(mm, old + nlen, olen - nlen)) return -EINVAL;
-    if (nlen < olen) mm_unmap(mm, old + nlen, olen - nlen);
+    if (nlen < olen) {
+      if (mm_would_split(mm, old + nlen, olen - nlen)) return -EINVAL;
+      mm_unmap(mm, old + nlen, olen - nlen);
+    }
     return (int64_t)old;
   }
   if (!mm_is_mapped(mm, old, olen)) return -EFAULT;
@@ -866,8 +868,7 @@ static int64_t sys_mremap(ARGS)
     if (nlen < olen || mm_would_split(mm, old, olen)) return -EINVAL;
   }
   if (!fixed && mm_find_free(mm, old + olen, old + nlen, nlen - olen) == old + olen) {
-    struct guest_page *pg = mm_page(mm, old);
-    if (mm_map(mm, old + olen, nlen - olen, pg->prot & 7)) return -ENOMEM;
+    if (mm_map(mm, old + olen, nlen - olen, first->prot & 7)) return -ENOMEM;
     return (int64_t)old;
   }
   if (!maymove) return -ENOMEM;
