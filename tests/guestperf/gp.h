@@ -34,6 +34,38 @@ static inline void gp_attr(struct perf_event_attr *a, uint32_t type, uint64_t co
   a->exclude_hv = 1;
 }
 
+/* The same, counting kernel mode too (paranoid 1 or below). */
+static inline void gp_attr_all(struct perf_event_attr *a, uint32_t type, uint64_t config)
+{
+  gp_attr(a, type, config);
+  a->exclude_kernel = a->exclude_hv = 0;
+}
+
+/* Forks a child that execs argv[0] once the parent writes a byte to the fd
+ * left in *go (gp_go): the parent opens its events on the pid meanwhile.
+ * Returns the pid, or -1. */
+static inline pid_t gp_spawn(char **argv, int *go)
+{
+  int p[2];
+  if (pipe(p)) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    char c;
+    close(p[1]);
+    if (read(p[0], &c, 1) != 1) _exit(126);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  close(p[0]);
+  *go = p[1];
+  return pid;
+}
+
+static inline void gp_go(int go)
+{
+  if (write(go, "x", 1) != 1) perror("gp_go");
+}
+
 #define CHECK(name, cond, ...)                                              \
   do {                                                                      \
     if (cond) printf("PASS %s\n", name);                                    \

@@ -16,17 +16,9 @@ struct pc { uint64_t pc, n; };
 int main(int argc, char **argv)
 {
   if (argc < 2) return 2;
-  int go[2];
-  if (pipe(go)) return 2;
-  pid_t pid = fork();
-  if (pid == 0) {
-    char c;
-    close(go[1]);
-    if (read(go[0], &c, 1) != 1) _exit(126);
-    execv(argv[1], argv + 1);
-    _exit(127);
-  }
-  close(go[0]);
+  int go;
+  pid_t pid = gp_spawn(argv + 1, &go);
+  if (pid < 0) return 2;
   struct perf_event_attr a;
   gp_attr(&a, PERF_TYPE_RAW, 1 | 1ull << 8);   /* cpu/event=1,profileme=1/u */
   a.disabled = 1;
@@ -38,7 +30,7 @@ int main(int argc, char **argv)
   struct perf_event_mmap_page *u = mmap(NULL, (1 + PAGES) * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   CHECK("pmstat.mmap", u != MAP_FAILED, "%s", strerror(errno));
   if (fd < 0 || u == MAP_FAILED) return gp_done();
-  write(go[1], "x", 1);
+  gp_go(go);
   int st;
   waitpid(pid, &st, 0);
   static struct pc pcs[4096];

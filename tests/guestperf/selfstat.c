@@ -7,39 +7,29 @@
 #include "gp.h"
 #include <sys/wait.h>
 
-static int open_on(int pid, uint64_t config, int group)
+static int open_on(int pid, uint64_t config)
 {
   struct perf_event_attr a;
-  gp_attr(&a, PERF_TYPE_HARDWARE, config);
-  a.exclude_kernel = a.exclude_hv = 0;
+  gp_attr_all(&a, PERF_TYPE_HARDWARE, config);
   a.disabled = 1;
   a.enable_on_exec = 1;
   a.inherit = 1;
   a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-  (void)group;
   return (int)gp_open(&a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 int main(int argc, char **argv)
 {
   if (argc < 2) return 2;
-  int go[2];
-  if (pipe(go)) return 2;
-  pid_t pid = fork();
-  if (pid == 0) {
-    char c;
-    close(go[1]);
-    if (read(go[0], &c, 1) != 1) _exit(126);
-    execv(argv[1], argv + 1);
-    _exit(127);
-  }
-  close(go[0]);
-  int ins = open_on(pid, PERF_COUNT_HW_INSTRUCTIONS, -1), cyc = open_on(pid, PERF_COUNT_HW_CPU_CYCLES, -1);
+  int go;
+  pid_t pid = gp_spawn(argv + 1, &go);
+  if (pid < 0) return 2;
+  int ins = open_on(pid, PERF_COUNT_HW_INSTRUCTIONS), cyc = open_on(pid, PERF_COUNT_HW_CPU_CYCLES);
   CHECK("selfstat.open", ins >= 0 && cyc >= 0, "%s", strerror(errno));
   uint64_t v0[3] = { 0, 0, 0 };
   read(ins, v0, sizeof v0);
   CHECK("selfstat.off_before_exec", v0[0] == 0, "counted %llu before the exec", (unsigned long long)v0[0]);
-  write(go[1], "x", 1);
+  gp_go(go);
   int st;
   waitpid(pid, &st, 0);
   uint64_t vi[3] = { 0, 0, 0 }, vc[3] = { 0, 0, 0 };
