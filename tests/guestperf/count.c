@@ -16,8 +16,7 @@
 static int open_insns(uint64_t read_format)
 {
   struct perf_event_attr a;
-  gp_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
-  a.exclude_kernel = a.exclude_hv = 0;
+  gp_attr_all(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
   a.disabled = 1;
   a.read_format = read_format;
   return (int)gp_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);

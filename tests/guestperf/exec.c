@@ -11,8 +11,7 @@
 static int open_insns(int disabled, int enable_on_exec, int remove_on_exec, unsigned long flags)
 {
   struct perf_event_attr a;
-  gp_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
-  a.exclude_kernel = a.exclude_hv = 0;
+  gp_attr_all(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
   a.disabled = disabled;
   a.enable_on_exec = enable_on_exec;
   a.remove_on_exec = remove_on_exec;

@@ -15,8 +15,7 @@ struct grp { uint64_t nr, enabled, running; struct { uint64_t value, id; } v[4];
 static int open_hw(uint64_t config, int group, int disabled)
 {
   struct perf_event_attr a;
-  gp_attr(&a, PERF_TYPE_HARDWARE, config);
-  a.exclude_kernel = a.exclude_hv = 0;
+  gp_attr_all(&a, PERF_TYPE_HARDWARE, config);
   a.disabled = disabled;
   a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   return (int)gp_open(&a, 0, -1, group, 0);
@@ -69,8 +68,7 @@ static void basic(void)
   /* the rules: join a leader, not a sibling; same CPU; no pinned sibling */
   CHECK_ERR("group.join_sibling", open_hw(PERF_COUNT_HW_INSTRUCTIONS, sib, 0), EINVAL);
   struct perf_event_attr a;
-  gp_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
-  a.exclude_kernel = a.exclude_hv = 0;
+  gp_attr_all(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
   a.pinned = 1;
   CHECK_ERR("group.pinned_sibling", gp_open(&a, 0, -1, lead, 0), EINVAL);
   a.pinned = 0;

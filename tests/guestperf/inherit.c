@@ -14,8 +14,7 @@
 static int open_insns(int inherit)
 {
   struct perf_event_attr a;
-  gp_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
-  a.exclude_kernel = a.exclude_hv = 0;
+  gp_attr_all(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
   a.inherit = inherit;
   return (int)gp_open(&a, 0, -1, -1, 0);
 }

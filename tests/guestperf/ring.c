@@ -24,8 +24,7 @@ struct sample { struct perf_event_header h; uint64_t ip; uint32_t pid, tid; uint
 static int open_stack_sampler(int disabled, int group, unsigned long flags, uint32_t stack)
 {
   struct perf_event_attr a;
-  gp_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
-  a.exclude_kernel = a.exclude_hv = 0;
+  gp_attr_all(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
   a.disabled = disabled;
   a.sample_period = PERIOD;
   a.sample_type = SAMPLE_TYPE | (stack ? PERF_SAMPLE_STACK_USER : 0);
@@ -150,15 +149,25 @@ static void userpage(void)
   close(fd);
 }
 
+/* An enabled STACK sampler (its id in *id unless NULL) with a ring of one
+ * data page mapped prot, or NULL after a FAIL line for name. */
+static struct perf_event_mmap_page *small_ring(const char *name, int prot, int *fd, uint64_t *id)
+{
+  *fd = open_stack_sampler(1, -1, 0, STACK);
+  struct perf_event_mmap_page *u = map_ring(*fd, 1, prot);
+  if (!u) { CHECK(name, 0, "mmap of 1+1 pages: %s", strerror(errno)); return NULL; }
+  if (id) ioctl(*fd, PERF_EVENT_IOC_ID, id);
+  ioctl(*fd, PERF_EVENT_IOC_ENABLE, 0);
+  return u;
+}
+
 /* A ring of one data page read as it fills: data wraps, nothing lost. */
 static void wrap(void)
 {
-  int fd = open_stack_sampler(1, -1, 0, STACK);
-  struct perf_event_mmap_page *u = map_ring(fd, 1, PROT_READ | PROT_WRITE);
-  if (!u) { CHECK("ring.wrap", 0, "mmap: %s", strerror(errno)); return; }
+  int fd;
   struct scan s = { 0 };
-  ioctl(fd, PERF_EVENT_IOC_ID, &s.id);
-  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  struct perf_event_mmap_page *u = small_ring("ring.wrap", PROT_READ | PROT_WRITE, &fd, &s.id);
+  if (!u) return;
   for (int i = 0; i < 20; i++) {
     ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
     run(PERIOD);   /* 2 samples of 2 KB: a quarter to a half of the page */
@@ -178,12 +187,10 @@ static void wrap(void)
  * fits, and read() reports the lost count (PERF_FORMAT_LOST). */
 static void lost(void)
 {
-  int fd = open_stack_sampler(1, -1, 0, STACK);
-  struct perf_event_mmap_page *u = map_ring(fd, 1, PROT_READ | PROT_WRITE);
-  if (!u) { CHECK("ring.lost", 0, "mmap: %s", strerror(errno)); return; }
+  int fd;
   struct scan s = { 0 };
-  ioctl(fd, PERF_EVENT_IOC_ID, &s.id);
-  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  struct perf_event_mmap_page *u = small_ring("ring.lost", PROT_READ | PROT_WRITE, &fd, &s.id);
+  if (!u) return;
   run(10 * PERIOD);   /* 20 samples into room for 3 */
   consume(u, (uint8_t *)u + PAGE, PAGE, &s, lo_pc(), hi_pc());
   uint64_t first = s.samples;
@@ -221,10 +228,9 @@ static void lost(void)
  * wait for data_tail): the ring keeps the newest records, none is lost. */
 static void overwrite(void)
 {
-  int fd = open_stack_sampler(1, -1, 0, STACK);
-  struct perf_event_mmap_page *u = map_ring(fd, 1, PROT_READ);
-  if (!u) { CHECK("ring.overwrite", 0, "read-only mmap: %s", strerror(errno)); return; }
-  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  int fd;
+  struct perf_event_mmap_page *u = small_ring("ring.overwrite", PROT_READ, &fd, NULL);
+  if (!u) return;
   run(10 * PERIOD);   /* 20 records of 2 KB into one page */
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   uint64_t rl[2] = { 0, 0 }, head = u->data_head;
@@ -281,8 +287,7 @@ static void output(void)
 static void wakeups(void)
 {
   struct perf_event_attr a;
-  gp_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
-  a.exclude_kernel = a.exclude_hv = 0;
+  gp_attr_all(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
   a.disabled = 1;
   a.sample_period = PERIOD;
   a.sample_type = SAMPLE_TYPE;

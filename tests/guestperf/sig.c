@@ -40,8 +40,7 @@ static void on_trap(int sig, siginfo_t *si, void *uc)
 static int open_sampler(int disabled)
 {
   struct perf_event_attr a;
-  gp_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
-  a.exclude_kernel = a.exclude_hv = 0;
+  gp_attr_all(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
   a.disabled = disabled;
   a.sample_period = PERIOD;
   a.sample_type = PERF_SAMPLE_IP;
@@ -115,8 +114,7 @@ static void sigtrap(void)
 {
   handler(SIGTRAP, on_trap);
   struct perf_event_attr a;
-  gp_attr(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
-  a.exclude_kernel = a.exclude_hv = 0;
+  gp_attr_all(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
   a.disabled = 1;
   a.sample_period = PERIOD;
   a.sigtrap = 1;
