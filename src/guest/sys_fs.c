@@ -144,6 +144,18 @@ static int64_t sys_readv(ARGS) { return do_iov(m, t, a, false); }
 static int64_t sys_writev(ARGS) { return do_iov(m, t, a, true); }
 
 /* ---- open, close, dup ---- */
+/* The host path host fd h names (readlink of /proc/self/fd/h) into buf of
+ * PATH_MAX bytes. Returns its length, or a negative errno. */
+ssize_t sys_fd_path(int h, char *buf)
+{
+  char link[64];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", h);
+  ssize_t n = readlink(link, buf, PATH_MAX - 1);
+  if (n < 0) return -errno;
+  buf[n] = 0;
+  return n;
+}
+
 /* Whether (host dirfd d, host path p) is in the synthesized /proc and /sys
  * tree: the machine's settings, fixed for the run, which even root may not
  * write (or create files among). */
@@ -151,12 +163,8 @@ static bool in_synth(struct os *m, int d, const char *p)
 {
   if (!m->synth) return false;
   if (p[0] == '/') return synthfs_owns(m->synth, p);
-  char link[64], dir[PATH_MAX];
-  snprintf(link, sizeof link, "/proc/self/fd/%d", d);
-  ssize_t n = readlink(link, dir, sizeof dir - 1);
-  if (n <= 0) return false;
-  dir[n] = 0;
-  return synthfs_owns(m->synth, dir);
+  char dir[PATH_MAX];
+  return sys_fd_path(d, dir) > 0 && synthfs_owns(m->synth, dir);
 }
 
 static int64_t do_openat(struct os *m, struct task *t, int64_t dirfd, uint64_t path, uint64_t flags, uint64_t mode)
@@ -457,11 +465,9 @@ static int64_t sys_readlinkat(ARGS) { return do_readlink(m, t, (int32_t)a[0], a[
 static int64_t sys_getcwd(ARGS)
 {
   UNUSED;
-  char link[64], cwd[PATH_MAX];
-  snprintf(link, sizeof link, "/proc/self/fd/%d", t->proc->cwd_fd);
-  ssize_t n = readlink(link, cwd, sizeof cwd - 1);
-  if (n < 0) return -errno;
-  cwd[n] = 0;
+  char cwd[PATH_MAX];
+  ssize_t n = sys_fd_path(t->proc->cwd_fd, cwd);
+  if (n < 0) return n;
   const char *g = synthfs_guest_path(m->synth, cwd);   /* inside /sys or /proc: the guest's name */
   if (g) memmove(cwd, g, strlen(g) + 1);
   n = (ssize_t)strlen(cwd) + 1;
@@ -776,11 +782,8 @@ static int64_t sys_mmap(ARGS)
   if (mm_map(mm, addr, len, prot_of(a[2]))) return -ENOMEM;
   if ((flags & 3) == 1 && mm_share(mm, addr, len)) return -ENOMEM;   /* MAP_SHARED */
   if (!anon && (a[2] & 4) && m->hooks.task) {   /* an executable file mapping: perf's MMAP2 */
-    char link[64], path[PATH_MAX];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", h);
-    ssize_t n = readlink(link, path, sizeof path - 1);
-    if (n > 0) {
-      path[n] = 0;
+    char path[PATH_MAX];
+    if (sys_fd_path(h, path) > 0) {
       struct task_event e = { .kind = TEV_MMAP, .t = t, .addr = addr, .len = len, .pgoff = off,
                               .prot = (uint32_t)a[2], .flags = (uint32_t)(flags & 3), .path = path };
       m->hooks.task(m->hooks.ctx, &e);

@@ -62,6 +62,9 @@ static inline int sys_hostfd(struct task *t, uint64_t gfd)
   int h = fdt_host(t, (int64_t)(int32_t)gfd);
   return h < 0 ? -9 /* EBADF */ : h;
 }
+/* The host path of host fd h into buf (PATH_MAX bytes): its length or a
+ * negative errno (sys_fs.c). */
+ssize_t sys_fd_path(int h, char *buf);
 /* Moves a new host fd h (the result of the host call that made it: h < 0 means
  * it failed and errno says why) to 10 or above, close-on-exec, and gives it the
  * lowest free guest fd. Returns the guest fd, or a negative errno after closing h. */
