@@ -92,6 +92,16 @@ static int write_file(const char *h, const char *content, unsigned mode)
   return e;
 }
 
+/* Whether normalized guest path g is an entry or under one. */
+static bool covered(const struct synthfs *fs, const char *g)
+{
+  for (size_t i = 0; i < fs->npaths; i++) {
+    size_t l = strlen(fs->paths[i]);
+    if (!strncmp(g, fs->paths[i], l) && (g[l] == 0 || g[l] == '/')) return true;
+  }
+  return false;
+}
+
 static int add_one(struct synthfs *fs, const struct synth_file *f)
 {
   char h[PATH_MAX];
@@ -103,6 +113,7 @@ static int add_one(struct synthfs *fs, const struct synth_file *f)
   else if (f->link) e = symlink(f->link, h) && errno != EEXIST ? -errno : 0;
   else e = mkdir(h, 0755) && errno != EEXIST ? -errno : 0;
   if (e) return e;
+  if (covered(fs, f->path)) return 0;   /* a directory above owns it already */
   char **p = realloc(fs->paths, (fs->npaths + 1) * sizeof *p);
   if (!p) return -ENOMEM;
   fs->paths = p;
@@ -154,12 +165,7 @@ bool synthfs_map(const struct synthfs *fs, const char *gpath, char *buf, size_t 
   if (!fs || gpath[0] != '/' || (!strstr(gpath, "/sys") && !strstr(gpath, "/proc"))) return false;
   char g[PATH_MAX];
   if (!normalize(gpath, g)) return false;
-  for (size_t i = 0; i < fs->npaths; i++) {
-    size_t l = strlen(fs->paths[i]);
-    if (!strncmp(g, fs->paths[i], l) && (g[l] == 0 || g[l] == '/'))
-      return (size_t)snprintf(buf, len, "%s%s", fs->root, g) < len;
-  }
-  return false;
+  return covered(fs, g) && (size_t)snprintf(buf, len, "%s%s", fs->root, g) < len;
 }
 
 bool synthfs_owns(const struct synthfs *fs, const char *hpath)
