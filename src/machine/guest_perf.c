@@ -245,9 +245,8 @@ static int64_t k_read(void *ctx, struct task *t, int h, uint64_t buf, uint64_t l
 
 static void update_userpage(struct gfile *f)
 {
-  struct perf_event_mmap_page *u = perf_event_user_page(f->e);
-  if (!u || f->e->rb->user == NULL) return;
-  u = f->e->rb->user;
+  if (!f->e->rb) return;
+  struct perf_event_mmap_page *u = f->e->rb->user;   /* (a ring always has its user page) */
   uint64_t count, enabled, running;
   perf_event_read_value(f->e, &count, &enabled, &running);
   __atomic_add_fetch(&u->lock, 1, __ATOMIC_RELEASE);
