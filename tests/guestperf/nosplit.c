@@ -1,7 +1,8 @@
 /* A perf buffer mapping may not be split or grown (Linux's
  * perf_mmap_may_split and VM_DONTEXPAND, as the kernel selftest
  * perf_events/mmap.c checks them; here with Alpha's 8 KB pages): partial
- * munmap, mprotect, mremap shrink and MAP_FIXED over a part are EINVAL,
+ * munmap, mprotect, mremap shrink and MAP_FIXED over a part (anonymous or
+ * another ring) are EINVAL,
  * mremap growth EFAULT; unmapping past its end, moving all of it
  * (MREMAP_FIXED) and unmapping all of it succeed, and the moved ring still
  * reads its user page. */
@@ -33,6 +34,13 @@ int main(void)
   CHECK("mmap-fixed-over-part",
         mmap(rb + PAGE, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED &&
             errno == EINVAL, "errno %d", errno);
+  /* The same through the perf mmap path: another event's ring mapped
+   * MAP_FIXED over part of this one. */
+  int fd2 = (int)gp_open(&a, 0, -1, -1, 0);
+  CHECK("ring-fixed-over-part",
+        fd2 >= 0 && mmap(rb + PAGE, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd2, 0) == MAP_FAILED &&
+            errno == EINVAL, "fd %d errno %d", fd2, errno);
+  close(fd2);
   /* Shrinking a range that starts inside and ends past the buffer only
    * unmaps what lies past its end (the PROT_NONE rest of the region). */
   CHECK("mremap-past-end", mremap(rb + size - PAGE, 2 * PAGE, PAGE, MREMAP_MAYMOVE) == rb + size - PAGE,
