@@ -18,19 +18,12 @@ static int open_insns(int disabled, int enable_on_exec, int remove_on_exec, unsi
   return (int)gp_open(&a, 0, -1, -1, flags);
 }
 
-static uint64_t value(int fd)
-{
-  uint64_t v = 0;
-  read(fd, &v, 8);
-  return v;
-}
-
 static int after_exec(char **argv)
 {
   int on = atoi(argv[2]), rm = atoi(argv[3]), cx = atoi(argv[4]);
-  uint64_t on0 = value(on), rm0 = value(rm);
+  uint64_t on0 = gp_value(on), rm0 = gp_value(rm);
   gp_loop(N);
-  uint64_t on1 = value(on), rm1 = value(rm);
+  uint64_t on1 = gp_value(on), rm1 = gp_value(rm);
   CHECK("exec.enable_on_exec", on0 > 0 && on1 - on0 >= 2 * N && on1 - on0 < 2 * N + 10000,
         "counted %llu by the new image's start, then %llu for the loop", (unsigned long long)on0,
         (unsigned long long)(on1 - on0));
@@ -38,8 +31,8 @@ static int after_exec(char **argv)
         (unsigned long long)rm1);
   ioctl(rm, PERF_EVENT_IOC_ENABLE, 0);
   gp_loop(N);
-  CHECK("exec.removed_stays_off", value(rm) == rm0, "ENABLE revived a removed event: %llu",
-        (unsigned long long)value(rm));
+  CHECK("exec.removed_stays_off", gp_value(rm) == rm0, "ENABLE revived a removed event: %llu",
+        (unsigned long long)gp_value(rm));
   errno = 0;
   CHECK("exec.cloexec", fcntl(cx, F_GETFD) == -1 && errno == EBADF, "fd %d still open after exec", cx);
   return gp_done();
@@ -51,7 +44,7 @@ int main(int argc, char **argv)
   int on = open_insns(1, 1, 0, 0), rm = open_insns(0, 0, 1, 0), cx = open_insns(0, 0, 0, PERF_FLAG_FD_CLOEXEC);
   CHECK("exec.open", on >= 0 && rm >= 0 && cx >= 0, "%s", strerror(errno));
   gp_loop(N);
-  CHECK("exec.enable_on_exec_off", value(on) == 0, "counted %llu before exec", (unsigned long long)value(on));
+  CHECK("exec.enable_on_exec_off", gp_value(on) == 0, "counted %llu before exec", (unsigned long long)gp_value(on));
   char a[3][16];
   snprintf(a[0], sizeof a[0], "%d", on);
   snprintf(a[1], sizeof a[1], "%d", rm);

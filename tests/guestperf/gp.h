@@ -41,6 +41,14 @@ static inline void gp_attr_all(struct perf_event_attr *a, uint32_t type, uint64_
   a->exclude_kernel = a->exclude_hv = 0;
 }
 
+/* The count of a plain read_format event (0 if the read fails). */
+static inline uint64_t gp_value(int fd)
+{
+  uint64_t v = 0;
+  if (read(fd, &v, 8) != 8) return 0;
+  return v;
+}
+
 /* Forks a child that execs argv[0] once the parent writes a byte to the fd
  * left in *go (gp_go): the parent opens its events on the pid meanwhile.
  * Returns the pid, or -1. */

@@ -18,13 +18,6 @@ static int open_ev(uint32_t type, uint64_t config, int user_only)
   return (int)gp_open(&a, 0, -1, -1, 0);
 }
 
-static uint64_t value(int fd)
-{
-  uint64_t v = 0;
-  read(fd, &v, 8);
-  return v;
-}
-
 int main(void)
 {
   int hw = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0);
@@ -35,7 +28,7 @@ int main(void)
   for (int i = 0; i < 5; i++) ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0);
   gp_loop(N);
   for (int i = 0; i < 5; i++) ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
-  uint64_t h = value(hw), s = value(si), su = value(siu), bu = value(sbu), mu = value(smu);
+  uint64_t h = gp_value(hw), s = gp_value(si), su = gp_value(siu), bu = gp_value(sbu), mu = gp_value(smu);
   long long d = (long long)h - (long long)s;
   CHECK("truth.hw_equals_sim", d > -200 && d < 200, "instructions %llu, sim/instructions/ %llu",
         (unsigned long long)h, (unsigned long long)s);
