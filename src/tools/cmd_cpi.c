@@ -79,6 +79,15 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   return 0;
 }
 
+/* The value of key when the table has it, else NULL. hist_get inserts a
+ * missing key (zeroed): a grown count says it was absent. */
+static void *lookup(struct hist *h, const void *key)
+{
+  size_t before = hist_count(h);
+  void *v = hist_get(h, key);
+  return hist_count(h) == before ? v : NULL;
+}
+
 /* Each task's last block: one that ends in a fault (or a signal) ended the
  * task at the instruction after its n, which then had an execution the
  * kernel took back. Counted with the interrupts at the end. */
@@ -229,12 +238,10 @@ static void row_add(struct cpi *c, struct row *r, const struct itrace_pc_count *
   struct pckey k = { .pid = v->pid, .pc = v->pc };
   struct pmval *pm = c->cpi ? hist_get(c->pm, &k) : NULL;
   if (pm) { r->pm.samples += pm->samples; r->pm.lat += pm->lat; r->pm.lw += pm->lw; }
-  size_t bi = hist_count(c->intr);
-  uint64_t *iv = hist_get(c->intr, &k);
-  if (iv && hist_count(c->intr) == bi) r->intr += *iv;
-  size_t before = truth ? hist_count(truth) : 0;
-  uint64_t *tr = truth ? hist_get(truth, &k) : NULL;
-  if (tr && hist_count(truth) == before) { r->truth += *tr; r->have_truth = true; }
+  uint64_t *iv = lookup(c->intr, &k);
+  if (iv) r->intr += *iv;
+  uint64_t *tr = truth ? lookup(truth, &k) : NULL;
+  if (tr) { r->truth += *tr; r->have_truth = true; }
   r->ninsns++;
 }
 
@@ -255,7 +262,7 @@ static void missing_truth(struct cpi *c, struct hist *truth, const struct itrace
     seen = lo < n && v[lo].pid == k->pid && v[lo].pc == k->pc;
     traced_pid = (lo < n && v[lo].pid == k->pid) || (lo > 0 && v[lo - 1].pid == k->pid);
     if (seen || !traced_pid || !cnt) continue;
-    uint64_t *iv = hist_get(c->intr, k), intr = iv ? *iv : 0;
+    uint64_t *iv = lookup(c->intr, k), intr = iv ? *iv : 0;
     const char *S = c->sep;
     if (S && c->by == BY_INSN)
       printf("%u%s%#" PRIx64 "%s%s%s%s0%s1%s%" PRIu64 "%s%" PRIu64 "\n", k->pid, S, k->pc, S, S, S, S, S, S, intr, S, cnt);
@@ -295,9 +302,7 @@ static int report(struct cpi *c, struct session *s)
       uint32_t pw = 0;
       struct sym_loc pl;
       bool prev_ends = insn_at(s, v[i].pid, v[i].pc - 4, &pl, &pw) && ends_block(pw);
-      size_t before = hist_count(c->targets);
-      hist_get(c->targets, &k);   /* a lookup that inserts: a new key was no target */
-      bool target = hist_count(c->targets) == before;
+      bool target = lookup(c->targets, &k) != NULL;
       cont = v[i - 1].pc + 4 == v[i].pc && !prev_ends && !target;
       if (cont && v[i].n != r.n) r.consistent = false;
     }

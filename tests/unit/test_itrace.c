@@ -241,6 +241,19 @@ static void expect_error(const char *what, const struct buf *s, uint64_t off, co
   free(r);
 }
 
+/* A TAKEN of n instructions from at(0) that the code refutes with msg; the
+ * decoder resyncs at the PSB after it and decodes its one block. */
+static void taken_error(const char *what, uint64_t n, const char *msg)
+{
+  struct buf s = { .n = 0 };
+  psb(&s, at(0), 0, PID, PID, 0);
+  size_t off = s.n;
+  taken(&s, n, 1);
+  psb(&s, at(4), 0, PID, PID, 0);
+  taken(&s, 1, 1);
+  expect_error(what, &s, off, msg, 1);
+}
+
 static void test_errors(void)
 {
   struct buf s = { .n = 0 };
@@ -253,13 +266,7 @@ static void test_errors(void)
   taken(&s, 2, 1);
   expect_error("TAKEN on addq", &s, off, "does not match code at 0x120001000", 1);
 
-  s.n = 0;                                     /* br inside the run */
-  psb(&s, at(0), 0, PID, PID, 0);
-  off = s.n;
-  taken(&s, 6, 1);
-  psb(&s, at(4), 0, PID, PID, 0);
-  taken(&s, 1, 1);
-  expect_error("br inside a run", &s, off, "br (instruction 4 of 6 of a TAKEN) cannot fall through", 1);
+  taken_error("br inside a run", 6, "br (instruction 4 of 6 of a TAKEN) cannot fall through");
 
   s.n = 0;                                     /* TIP on a branch */
   psb(&s, at(4), 0, PID, PID, 0);
@@ -273,13 +280,7 @@ static void test_errors(void)
   async(&s, 1, 1, ITRACE_A_SYSCALL, at(7));
   expect_error("syscall on addq", &s, off, "must end on callsys", 0);
 
-  s.n = 0;                                     /* huge n */
-  psb(&s, at(0), 0, PID, PID, 0);
-  off = s.n;
-  taken(&s, 1ull << 62, 1);
-  psb(&s, at(4), 0, PID, PID, 0);
-  taken(&s, 1, 1);
-  expect_error("huge n", &s, off, "longer than any code", 1);
+  taken_error("huge n", 1ull << 62, "longer than any code");
 
   s.n = 0;                                     /* run past the code */
   psb(&s, at(12), 0, PID, PID, 0);
