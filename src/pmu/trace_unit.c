@@ -156,9 +156,9 @@ static void pid_packet(struct trace_unit *u, uint64_t pc, uint64_t cycle)
   if (!u->overflow && room(u, TRACE_PSB_LEN + TRACE_OVF_LEN + TRACE_PSB_LEN)) put_psb(u, pc, cycle);
 }
 
-/* Closes the executor's last run: takes back a traced instruction that did
- * not retire, and writes the ASYNC of a jump in flow to pc. */
-static void settle(struct trace_unit *u, uint64_t pc, uint64_t cycle, uint32_t pid, uint32_t tid)
+/* Ends the executor's last run: takes back the traced instructions that did
+ * not retire (a fault), and returns how many; the next run starts here. */
+static uint64_t take_back(struct trace_unit *u)
 {
   uint64_t retired = *u->icount - u->run_icount;
   uint64_t unretired = u->run_hooked > retired ? u->run_hooked - retired : 0;
@@ -167,6 +167,14 @@ static void settle(struct trace_unit *u, uint64_t pc, uint64_t cycle, uint32_t p
   u->stats.insns -= unretired;
   u->run_icount = *u->icount;
   u->run_hooked = 0;
+  return unretired;
+}
+
+/* Closes the executor's last run: takes back a traced instruction that did
+ * not retire, and writes the ASYNC of a jump in flow to pc. */
+static void settle(struct trace_unit *u, uint64_t pc, uint64_t cycle, uint32_t pid, uint32_t tid)
+{
+  uint64_t unretired = take_back(u);
   bool moved = pc != u->expect_pc || tid != u->tid;
   if (!moved && !u->hint && !unretired) return;   /* the executor's budget ran out, nothing else */
   int kind = u->hint ? u->hint : unretired ? TRACE_ASYNC_FAULT : TRACE_ASYNC_INTERRUPT;
@@ -229,13 +237,7 @@ static void unit_stop(struct trace_unit *u)
 {
   if (!u->on) return;
   if (u->synced) {
-    uint64_t retired = *u->icount - u->run_icount;
-    uint64_t unretired = u->run_hooked > retired ? u->run_hooked - retired : 0;
-    if (unretired > u->n) unretired = u->n;
-    u->n -= unretired;
-    u->stats.insns -= unretired;
-    u->run_icount = *u->icount;
-    u->run_hooked = 0;
+    uint64_t unretired = take_back(u);
     uint64_t cycle = u->now(u->now_ctx);
     if (u->hint || unretired) {
       async(u, u->hint ? u->hint : TRACE_ASYNC_FAULT, 0);
