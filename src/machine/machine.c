@@ -368,14 +368,19 @@ static void kernel_hook(void *ctx, int activity, uint64_t nr, uint64_t bytes)
   if (m->opt.timed) kernel_work(c, activity, nr, bytes);
 }
 
-/* An instruction about to commit, for the trace unit: its half-full
- * interrupt is taken before it, else the unit sees it. */
+/* The trace unit's half-full interrupt, taken before the next instruction
+ * commits (the unit does not see that one until the task resumes). */
+static bool trace_irq_due(struct mcpu *c)
+{
+  if (!trace_unit_irq(&c->trace)) return false;
+  c->trace_irq = true;
+  return true;
+}
+
+/* A timed CPU's instruction about to commit at cycle, for its trace unit. */
 static bool trace_insn(struct mcpu *c, const struct uarch_insn *ui, uint64_t cycle)
 {
-  if (trace_unit_irq(&c->trace)) {
-    c->trace_irq = true;
-    return true;
-  }
+  if (trace_irq_due(c)) return true;
   trace_unit_step(&c->trace, ui, cycle, c->trace_pid, c->trace_tid);
   return false;
 }
@@ -384,7 +389,9 @@ static bool trace_insn(struct mcpu *c, const struct uarch_insn *ui, uint64_t cyc
 static bool trace_before(void *ctx, const struct uarch_insn *ui)
 {
   struct mcpu *c = ctx;
-  return trace_insn(c, ui, trace_unit_derived_cycle(&c->trace));
+  if (trace_irq_due(c)) return true;
+  trace_unit_step_derived(&c->trace, ui, c->trace_pid, c->trace_tid);
+  return false;
 }
 
 static uint64_t trace_now(void *ctx)

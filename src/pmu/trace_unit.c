@@ -34,8 +34,11 @@ void trace_unit_fini(struct trace_unit *u)
  * the unit settles that run, they are in both counts. */
 uint64_t trace_unit_derived_cycle(const struct trace_unit *u)
 {
-  return *u->icount == u->run_icount ? *u->icount + u->run_hooked : *u->icount;
+  return *u->icount == u->run_icount ? *u->icount + (u->stats.insns - u->run_mark) : *u->icount;
 }
+
+/* Instructions since the last flow packet (its n). */
+static uint64_t pending(const struct trace_unit *u) { return u->stats.insns - u->flow_mark; }
 
 /* ---- packets ---- */
 
@@ -124,10 +127,10 @@ static void flow(struct trace_unit *u, int type, uint64_t cycle, const uint64_t 
   uint8_t b[32];
   size_t k = 0;
   b[k++] = (uint8_t)type;
-  k += uleb(b + k, u->n);
+  k += uleb(b + k, pending(u));
   k += uleb(b + k, cycle - u->tcyc);
   if (target) k += le(b + k, *target, 8);
-  u->n = 0;
+  u->flow_mark = u->stats.insns;
   u->tcyc = cycle;
   packet(u, b, k, next_pc, cycle);
 }
@@ -137,11 +140,11 @@ static void async(struct trace_unit *u, int kind, uint64_t resume)
   uint8_t b[32];
   size_t k = 0;
   b[k++] = TRACE_ASYNC;
-  k += uleb(b + k, u->n);
+  k += uleb(b + k, pending(u));
   k += uleb(b + k, u->last_cyc - u->tcyc);
   b[k++] = (uint8_t)kind;
   k += le(b + k, resume, 8);
-  u->n = 0;
+  u->flow_mark = u->stats.insns;
   u->tcyc = u->last_cyc;
   packet(u, b, k, resume, u->last_cyc);
 }
@@ -156,17 +159,24 @@ static void pid_packet(struct trace_unit *u, uint64_t pc, uint64_t cycle)
   if (!u->overflow && room(u, TRACE_PSB_LEN + TRACE_OVF_LEN + TRACE_PSB_LEN)) put_psb(u, pc, cycle);
 }
 
+/* Ends the executor's last run: takes back the traced instructions that did
+ * not retire (a fault), and returns how many; the next run starts here. */
+static uint64_t take_back(struct trace_unit *u)
+{
+  uint64_t retired = *u->icount - u->run_icount, hooked = u->stats.insns - u->run_mark;
+  uint64_t unretired = hooked > retired ? hooked - retired : 0;
+  if (unretired > pending(u)) unretired = pending(u);
+  u->stats.insns -= unretired;
+  u->run_icount = *u->icount;
+  u->run_mark = u->stats.insns;
+  return unretired;
+}
+
 /* Closes the executor's last run: takes back a traced instruction that did
  * not retire, and writes the ASYNC of a jump in flow to pc. */
 static void settle(struct trace_unit *u, uint64_t pc, uint64_t cycle, uint32_t pid, uint32_t tid)
 {
-  uint64_t retired = *u->icount - u->run_icount;
-  uint64_t unretired = u->run_hooked > retired ? u->run_hooked - retired : 0;
-  if (unretired > u->n) unretired = u->n;
-  u->n -= unretired;
-  u->stats.insns -= unretired;
-  u->run_icount = *u->icount;
-  u->run_hooked = 0;
+  uint64_t unretired = take_back(u);
   bool moved = pc != u->expect_pc || tid != u->tid;
   if (!moved && !u->hint && !unretired) return;   /* the executor's budget ran out, nothing else */
   int kind = u->hint ? u->hint : unretired ? TRACE_ASYNC_FAULT : TRACE_ASYNC_INTERRUPT;
@@ -184,30 +194,47 @@ static void settle(struct trace_unit *u, uint64_t pc, uint64_t cycle, uint32_t p
   }
 }
 
-void trace_unit_step(struct trace_unit *u, const struct uarch_insn *ui, uint64_t cycle, uint32_t pid, uint32_t tid)
+/* Starts the unit's stream at its first instruction: a PSB there. */
+static void sync_start(struct trace_unit *u, uint64_t pc, uint64_t cycle, uint32_t pid, uint32_t tid)
 {
-  if (!u->synced) {
-    u->synced = true;
-    u->pid = pid;
-    u->tid = tid;
-    u->n = 0;
-    u->hint = 0;
-    u->run_icount = *u->icount;
-    u->run_hooked = 0;
-    u->expect_pc = ui->pc;
-    if (!u->overflow && room(u, TRACE_PSB_LEN + TRACE_OVF_LEN + TRACE_PSB_LEN)) put_psb(u, ui->pc, cycle);
-    else { u->overflow = true; u->lost += TRACE_PSB_LEN; u->stats.lost_bytes += TRACE_PSB_LEN; }
-  } else if (*u->icount != u->run_icount || ui->pc != u->expect_pc || tid != u->tid || u->hint) {
+  u->synced = true;
+  u->pid = pid;
+  u->tid = tid;
+  u->flow_mark = u->run_mark = u->stats.insns;
+  u->hint = 0;
+  u->run_icount = *u->icount;
+  u->expect_pc = pc;
+  if (!u->overflow && room(u, TRACE_PSB_LEN + TRACE_OVF_LEN + TRACE_PSB_LEN)) put_psb(u, pc, cycle);
+  else { u->overflow = true; u->lost += TRACE_PSB_LEN; u->stats.lost_bytes += TRACE_PSB_LEN; }
+}
+
+/* Before ui is traced: starts the stream, or settles the last run when
+ * flow left it (a new run, a jump, another task, a kernel entry). cycle is
+ * only used when derive is false; a functional CPU's is derived after. */
+static inline __attribute__((always_inline)) void step(struct trace_unit *u, const struct uarch_insn *ui,
+                                                       uint64_t cycle, bool derive, uint32_t pid, uint32_t tid)
+{
+  uint64_t icount = *u->icount;
+  if (derive) cycle = icount == u->run_icount ? icount + (u->stats.insns - u->run_mark) : icount;
+  if (!u->synced) sync_start(u, ui->pc, cycle, pid, tid);
+  else if (icount != u->run_icount || ui->pc != u->expect_pc || tid != u->tid || u->hint)
     settle(u, ui->pc, cycle, pid, tid);
-  }
-  u->run_hooked++;
-  u->n++;
   u->stats.insns++;
   u->last_cyc = cycle;
   u->expect_pc = ui->next_pc;
   if (!ui->taken) return;
   if (axp_info[ui->d->id].format == AXP_FMT_JMP) flow(u, TRACE_TIP, cycle, &ui->next_pc, ui->next_pc);
   else flow(u, TRACE_TAKEN, cycle, NULL, ui->next_pc);
+}
+
+void trace_unit_step(struct trace_unit *u, const struct uarch_insn *ui, uint64_t cycle, uint32_t pid, uint32_t tid)
+{
+  step(u, ui, cycle, false, pid, tid);
+}
+
+void trace_unit_step_derived(struct trace_unit *u, const struct uarch_insn *ui, uint32_t pid, uint32_t tid)
+{
+  step(u, ui, 0, true, pid, tid);
 }
 
 void trace_unit_kernel_entry(struct trace_unit *u, int kind, uint64_t nr, uint64_t resume)
@@ -229,13 +256,7 @@ static void unit_stop(struct trace_unit *u)
 {
   if (!u->on) return;
   if (u->synced) {
-    uint64_t retired = *u->icount - u->run_icount;
-    uint64_t unretired = u->run_hooked > retired ? u->run_hooked - retired : 0;
-    if (unretired > u->n) unretired = u->n;
-    u->n -= unretired;
-    u->stats.insns -= unretired;
-    u->run_icount = *u->icount;
-    u->run_hooked = 0;
+    uint64_t unretired = take_back(u);
     uint64_t cycle = u->now(u->now_ctx);
     if (u->hint || unretired) {
       async(u, u->hint ? u->hint : TRACE_ASYNC_FAULT, 0);

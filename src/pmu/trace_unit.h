@@ -60,7 +60,7 @@ struct trace_unit {
   bool irq_enable, irq_armed;
   uint64_t lost;           /* bytes dropped in this overflow */
   uint64_t since_psb;
-  uint64_t n;              /* instructions since the last flow packet */
+  uint64_t flow_mark;      /* stats.insns at the last flow packet: the next one's n is the difference */
   uint64_t tcyc;           /* cycle of the last timed packet */
   uint64_t last_cyc;       /* cycle of the last instruction traced */
   uint64_t expect_pc;      /* the next PC of sequential flow */
@@ -68,7 +68,8 @@ struct trace_unit {
   int hint;                /* the kernel entry the machine announced (enum trace_async), 0 none */
   uint64_t hint_pc;        /* a system call's return PC */
   uint64_t run_icount;     /* the CPU's retired count when this run of the executor began */
-  uint64_t run_hooked;     /* instructions traced in this run (one may not retire: a fault) */
+  uint64_t run_mark;       /* stats.insns when this run began: the difference were traced in it
+                            * (one may not retire: a fault) */
   /* Where the unit takes the retired count and the cycle count from. */
   const uint64_t *icount;
   uint64_t (*now)(void *ctx);
@@ -89,8 +90,12 @@ void trace_unit_fini(struct trace_unit *u);
 
 /* One instruction about to commit on the unit's CPU (call only when it
  * will commit at this boundary: not when an interrupt is taken first) in
- * task pid/tid at `cycle`. The caller tests u->on first (the cost when off). */
+ * task pid/tid at `cycle`. The caller tests u->on first (the cost when off).
+ * One counter moves per instruction (stats.insns); the rest is derived. */
 void trace_unit_step(struct trace_unit *u, const struct uarch_insn *ui, uint64_t cycle, uint32_t pid, uint32_t tid);
+/* The same on a functional CPU: at trace_unit_derived_cycle, found after the
+ * run is settled (the executor's count is then read once). */
+void trace_unit_step_derived(struct trace_unit *u, const struct uarch_insn *ui, uint32_t pid, uint32_t tid);
 
 /* The kernel is entered for kind (a system call: nr, the PC it returns to). */
 void trace_unit_kernel_entry(struct trace_unit *u, int kind, uint64_t nr, uint64_t resume);

@@ -449,6 +449,9 @@ static void rig_close(struct rig *r)
   free(r->stream);
 }
 
+/* The executor returns: what the unit traced in this run retired. */
+static void rig_retire(struct rig *r) { r->f.icount = r->unit.run_icount + (r->unit.stats.insns - r->unit.run_mark); }
+
 /* n instructions of a loop: 5 adds and a taken br back, one run of the
  * executor (all retire); the unit's interrupt goes to the driver. */
 static void rig_run(struct rig *r, uint64_t n)
@@ -457,7 +460,7 @@ static void rig_run(struct rig *r, uint64_t n)
   add = mk(W_ADDQ);
   br = mk(0xc3fffffau);   /* br -6 insns: back to the loop's first add */
   for (uint64_t i = 0; i < n; i++) {
-    if (trace_unit_irq(&r->unit)) { r->f.icount = r->unit.run_icount + r->unit.run_hooked; trace_pmu_irq(r->drv, 0); }
+    if (trace_unit_irq(&r->unit)) { rig_retire(r); trace_pmu_irq(r->drv, 0); }
     bool last = (r->pc & 0x1F) == 0x14;
     struct uarch_insn ui = { .pc = r->pc, .d = last ? &br : &add, .next_pc = last ? r->pc - 20 : r->pc + 4, .taken = last };
     r->f.cycle += 1;
@@ -465,7 +468,7 @@ static void rig_run(struct rig *r, uint64_t n)
     r->pc = ui.next_pc;
     r->steps++;
   }
-  r->f.icount = r->unit.run_icount + r->unit.run_hooked;   /* the run ends: all retired */
+  rig_retire(r);   /* the run ends: all retired */
 }
 
 /* The tool: reads the ring's records; copies each AUX record's bytes out of
