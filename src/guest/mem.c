@@ -86,17 +86,23 @@ static uint64_t pfn_of(const struct guest_mm *mm, const uint8_t *host)
   return (uint64_t)(host - mm->ram) / GUEST_PAGE_SIZE;
 }
 
-/* A zeroed frame for a page touched for the first time (demand-zero), or
- * NULL with mm->oom set when the RAM has none left. */
-static uint8_t *frame_new(struct guest_mm *mm)
+/* A frame with whatever it held, or NULL with mm->oom set when the RAM has
+ * none left. */
+static uint8_t *frame_alloc(struct guest_mm *mm)
 {
   uint64_t pfn;
   if (phys_alloc_order(mm->phys, 0, &pfn) != 0) {
     mm->oom = true;
     return NULL;
   }
-  uint8_t *h = phys_frame(mm->phys, pfn);
-  memset(h, 0, GUEST_PAGE_SIZE);
+  return phys_frame(mm->phys, pfn);
+}
+
+/* A zeroed frame for a page touched for the first time (demand-zero). */
+static uint8_t *frame_new(struct guest_mm *mm)
+{
+  uint8_t *h = frame_alloc(mm);
+  if (h) memset(h, 0, GUEST_PAGE_SIZE);
   return h;
 }
 
@@ -183,7 +189,7 @@ struct guest_mm *mm_fork(const struct guest_mm *src)
           d->host = s->host;
           d->shared = 1;
         } else if (l3[k].host) {
-          if (!(d->host = frame_new(mm))) goto fail;
+          if (!(d->host = frame_alloc(mm))) goto fail;   /* the copy fills it: no zeroing first */
           memcpy(d->host, l3[k].host, GUEST_PAGE_SIZE);
           mm->pages_touched++;
         }

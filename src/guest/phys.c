@@ -112,6 +112,13 @@ static void free_one(struct physmem *p, uint64_t f, unsigned o)
   add_to_free_list(p, f, o, tail);
 }
 
+/* Frees one used frame as an order-0 block (it merges with its buddies). */
+static void free_frame(struct physmem *p, uint64_t f)
+{
+  mark_range(p, f, 1, false);
+  free_one(p, f, 0);
+}
+
 static int64_t rmqueue_smallest(struct physmem *p, unsigned order)
 {
   for (unsigned o = order; o < PHYS_MAX_ORDER; o++) {
@@ -221,7 +228,7 @@ void phys_free_order(struct physmem *p, uint64_t pfn, unsigned order)
     return;
   }
   for (uint64_t i = 0; i < n; i++)
-    if (used(p, pfn + i)) { mark_range(p, pfn + i, 1, false); free_one(p, pfn + i, 0); }
+    if (used(p, pfn + i)) free_frame(p, pfn + i);
 }
 
 int phys_max_free_order(const struct physmem *p)
@@ -255,7 +262,7 @@ int phys_alloc(struct physmem *p, size_t n, bool contig, uint64_t *pfns)
     unsigned o = get_order(n);
     uint64_t f;
     if (phys_alloc_order(p, o, &f) != 0) return -ENOMEM;
-    for (uint64_t i = n; i < 1ull << o; i++) { mark_range(p, f + i, 1, false); free_one(p, f + i, 0); }
+    for (uint64_t i = n; i < 1ull << o; i++) free_frame(p, f + i);
     for (size_t i = 0; i < n; i++) pfns[i] = f + i;
     return 0;
   }
@@ -273,10 +280,7 @@ int phys_alloc(struct physmem *p, size_t n, bool contig, uint64_t *pfns)
 void phys_free(struct physmem *p, size_t n, const uint64_t *pfns)
 {
   for (size_t i = 0; i < n; i++)
-    if (pfns[i] < p->nframes && used(p, pfns[i])) {
-      mark_range(p, pfns[i], 1, false);
-      free_one(p, pfns[i], 0);
-    }
+    if (pfns[i] < p->nframes && used(p, pfns[i])) free_frame(p, pfns[i]);
 }
 
 void phys_get(struct physmem *p, uint64_t pfn)

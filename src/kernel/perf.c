@@ -1179,13 +1179,13 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
     if (e->attr.config != PERF_COUNT_SW_CPU_CLOCK && e->attr.config != PERF_COUNT_SW_TASK_CLOCK) continue;
     uint64_t period = e->attr.freq ? (e->attr.sample_freq ? 1000000000ull / e->attr.sample_freq : tick_ns)
                                    : e->hw.sample_period;
-    if (!period) {
-      sw_clock_update(e);   /* counting only */
-      continue;
-    }
-    if (!e->next_deadline) e->next_deadline = e->tstamp + period;
-    while (now >= e->next_deadline) {
-      e->count += period;
+    /* A sample each period of time on the CPU (the hrtimer keeps its
+     * period_left over a sched-out), not of wall time; the first period
+     * from the count before this tick's time is added. */
+    if (period && !e->next_deadline) e->next_deadline = e->count + period;
+    sw_clock_update(e);
+    if (!period) continue;   /* counting only */
+    while (e->count >= e->next_deadline) {
       e->next_deadline += period;
       struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .period = period, .kernel = kernel,
                                .cpu = (uint32_t)cpu };
@@ -1275,27 +1275,26 @@ static int sw_init(struct perf_event *e)
     return -ENOENT;
   }
 }
-/* A counting cpu-clock or task-clock: its count is the time it was on the
- * CPU, brought up to date at every read, tick and sched-out as Linux's
- * cpu_clock_event_update does, not only at ticks (a read between ticks
- * would lag and the stretch after the last tick would be lost). */
-static bool sw_counting_clock(const struct perf_event *e)
+/* A cpu-clock or task-clock, counting or sampling: its count is the time it
+ * was on the CPU, brought up to date at every read, tick and sched-out as
+ * Linux's cpu_clock_event_update does, not only at ticks (a read between
+ * ticks would lag and the stretch after the last tick would be lost). */
+static bool sw_clock(const struct perf_event *e)
 {
-  return (e->attr.config == PERF_COUNT_SW_CPU_CLOCK || e->attr.config == PERF_COUNT_SW_TASK_CLOCK) &&
-         !e->attr.freq && !e->hw.sample_period;
+  return e->attr.config == PERF_COUNT_SW_CPU_CLOCK || e->attr.config == PERF_COUNT_SW_TASK_CLOCK;
 }
 static void sw_clock_update(struct perf_event *e)
 {
-  if (!sw_counting_clock(e) || e->hw.state) return;
+  if (!sw_clock(e) || e->hw.state) return;
   uint64_t now = perf_ctx_time(e->ctx);
-  if (now > e->next_deadline) e->count += now - e->next_deadline;
-  e->next_deadline = now;
+  if (now > e->clock_prev) e->count += now - e->clock_prev;
+  e->clock_prev = now;
 }
 static void sw_start(struct perf_event *e, int flags)
 {
   (void)flags;
   e->hw.state = 0;
-  if (sw_counting_clock(e)) e->next_deadline = perf_ctx_time(e->ctx);
+  if (sw_clock(e)) e->clock_prev = perf_ctx_time(e->ctx);
 }
 static void sw_stop(struct perf_event *e, int flags)
 {

@@ -161,7 +161,8 @@ struct perf_event {
   uint64_t lost;                 /* samples dropped for a full buffer */
   uint64_t samples;
   void *pmu_private;
-  uint64_t next_deadline;        /* software timer events: next sample (ns) */
+  uint64_t next_deadline;        /* software clocks: the count (ns on the CPU) of the next sample */
+  uint64_t clock_prev;           /* software clocks: when the count was last brought up to date */
   uint64_t event_limit;          /* overflows left before it disables itself (REFRESH) */
   /* Groups (a parent's; its instances follow it): the leader, itself for
    * a leader; a leader's siblings in the order they joined. A group goes on

@@ -42,6 +42,10 @@ static void test_frames(void)
   CHECK_EQ_U64(phys_free_frames(ram), before - 2, "fork copies the two private pages only");
   uint64_t cpa = mm_phys(child, base + 8, GUEST_PROT_READ, false, &fault);
   CHECK(cpa != pa && mm_read(child, base + 8, &r, 8, true) == 0 && r == 0xabcdef, "a private copy: other frame, same bytes");
+  {
+    const uint8_t *ph = mm_host(mm, base, GUEST_PROT_READ), *ch = mm_host(child, base, GUEST_PROT_READ);
+    CHECK(ph && ch && ph != ch && memcmp(ph, ch, P) == 0, "the copy's whole frame is the parent's page, byte for byte");
+  }
   CHECK_EQ_U64(mm_phys(child, base + 2 * P, GUEST_PROT_READ, false, &fault),
                mm_phys(mm, base + 2 * P, GUEST_PROT_READ, false, &fault), "the shared page is one frame");
   mm_unmap(mm, base + 2 * P, P);

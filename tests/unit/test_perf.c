@@ -693,6 +693,31 @@ int main(void)
   perf_event_read(e, cv, sizeof cv);
   CHECK_EQ_U64(cv[0], 3 * 4000000 + 2577, "counting cpu-clock: counting again from sched-in");
   perf_event_close(e);
+  /* A sampling cpu-clock counts the same way (Linux's count is the time on
+   * the CPU whatever the mode) and samples each period of that time: none
+   * for the stretch off the CPU (the hrtimer is stopped there). */
+  struct perf_event_attr sclk = { .type = PERF_TYPE_SOFTWARE, .size = sizeof sclk, .sample_period = 1000000,
+                                  .sample_type = PERF_SAMPLE_IP, .config = PERF_COUNT_SW_CPU_CLOCK };
+  fake_time = 100000000;
+  CHECK_EQ_U64(perf_event_open(c, &sclk, 1000, -1, NULL, &e), 0, "sampling cpu-clock");
+  CHECK_EQ_U64(perf_event_mmap(e, 1, PHYS_PAGE), 0, "its ring");
+  fake_time += 2500000;
+  perf_ctx_tick(c, 0, 1000, 1000, 0x120000000, false);
+  perf_event_read(e, cv, sizeof cv);
+  CHECK(e->samples == 2 && cv[0] == 2500000, "sampling cpu-clock: two periods sampled, the count is the time (%llu samples, %llu ns)",
+        (unsigned long long)e->samples, (unsigned long long)cv[0]);
+  perf_sched_out(c, 0);
+  fake_time += 10000000;
+  perf_sched_in(c, 0, &task1000);
+  fake_time += 100000;
+  perf_ctx_tick(c, 0, 1000, 1000, 0x120000000, false);
+  perf_event_read(e, cv, sizeof cv);
+  CHECK(e->samples == 2 && cv[0] == 2600000, "sampling cpu-clock: no sample for the time off the CPU (%llu samples, %llu ns)",
+        (unsigned long long)e->samples, (unsigned long long)cv[0]);
+  fake_time += 400000;
+  perf_ctx_tick(c, 0, 1000, 1000, 0x120000000, false);
+  CHECK_EQ_U64(e->samples, 3, "sampling cpu-clock: the third period of time on the CPU samples");
+  perf_event_close(e);
   struct perf_event_attr pf = { .type = PERF_TYPE_SOFTWARE, .size = sizeof pf, .freq = 1,
                                 .sample_freq = 1000, .config = PERF_COUNT_SW_PAGE_FAULTS,
                                 .sample_type = PERF_SAMPLE_IP };
