@@ -1,7 +1,8 @@
 /* Workload for tests/scripts/unwind.sh: a signal handler (sent by kill, so
  * it interrupts libc's syscall stub) that recurses and calls qsort, so that
  * unwinds cross the signal frame (glibc's restorer, CIE augmentation "S")
- * into the interrupted code. It prints nothing. */
+ * into the interrupted code. It prints nothing. An argument sets the number
+ * of signals (300). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +20,12 @@ static void handler(int sig)
   sink += rec(12);
 }
 __attribute__((noinline)) void poke(int n) { for (int i = 0; i < n; i++) { kill(getpid(), SIGUSR1); sink += rec(4); } }
-int main(void)
+int main(int argc, char **argv)
 {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = handler;
   sigaction(SIGUSR1, &sa, NULL);
-  poke(300);
+  poke(argc > 1 ? atoi(argv[1]) : 300);
   return 0;
 }
