@@ -8,9 +8,23 @@ case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
 PROFILEME=${PROFILEME:-$BUILD/profileme}
 case $PROFILEME in /*) ;; *) PROFILEME=$root/$PROFILEME ;; esac
 
+# alpha_cc BIN SRC FLAGS...: compiles the Alpha C program SRC into BIN with
+# FLAGS unless BIN is newer than SRC; the compiler's messages go to BIN.log.
+# Holds $BUILD/.alpha-cc.lock meanwhile and renames a finished BIN into place,
+# since test groups that run side by side (tests/run-all.sh) build some of
+# the same programs (tests/unwind/*.c).
+alpha_cc() {
+  local bin=$1 src=$2; shift 2
+  mkdir -p "$BUILD"
+  (
+    flock 9
+    [ -x "$bin" ] && [ ! "$src" -nt "$bin" ] && exit 0
+    if ! "${ALPHA_CC:-alpha-linux-gnu-gcc}" "$@" -o "$bin.tmp.$$" "$src" 2>"$bin.log"; then
+      rm -f "$bin.tmp.$$"; head -n 5 "$bin.log" >&2; exit 1
+    fi
+    mv -f "$bin.tmp.$$" "$bin"
+  ) 9>"$BUILD/.alpha-cc.lock"
+}
 # alpha_static SRC BIN: builds the Alpha C program SRC into the static binary
 # BIN (-O2; --no-relax for the binutils relaxation bug) unless BIN is newer.
-alpha_static() {
-  [ -x "$2" ] && [ ! "$1" -nt "$2" ] && return 0
-  "${ALPHA_CC:-alpha-linux-gnu-gcc}" -O2 -static -Wl,--no-relax -o "$2" "$1"
-}
+alpha_static() { alpha_cc "$2" "$1" -O2 -static -Wl,--no-relax; }

@@ -21,6 +21,10 @@ CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
 out=$BUILD/realprogs
 srcdir=$out/src
 mkdir -p "$srcdir"
+# One build at a time in $out: test groups run side by side (tests/run-all.sh)
+# and more than one of them builds these.
+exec 9>"$out/.lock"
+flock 9
 
 # Prints the package's unpacked source directory, fetching it if needed.
 fetch() {

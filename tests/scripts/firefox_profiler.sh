@@ -26,10 +26,8 @@ CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
 out=$BUILD/firefox_profiler
 mkdir -p "$out" "$BUILD/unwind"
 bin=$BUILD/unwind/threads.dyn
-if [ ! -x "$bin" ] || [ tests/unwind/threads.c -nt "$bin" ]; then
-  "$CC" -O2 -o "$bin" tests/unwind/threads.c -lpthread 2>"$out/cc.log" ||
-    { echo "FAIL firefox_profiler: threads.c does not build: $(head -2 "$out/cc.log")"; exit 1; }
-fi
+alpha_cc "$bin" tests/unwind/threads.c -O2 -lpthread 2>/dev/null ||
+  { echo "FAIL firefox_profiler: threads.c does not build: $(head -2 "$bin.log")"; exit 1; }
 export PROFILER_CLI_SESSION_DIR=$out/sessions PROFILER_CLI_NO_SYMBOLICATE=1
 mkdir -p "$PROFILER_CLI_SESSION_DIR"
 

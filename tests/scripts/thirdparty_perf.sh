@@ -48,8 +48,11 @@ if ! THIRDPARTY_DIR=$tp bash tests/thirdparty/build.sh 2>"$work/build.err"; then
   exit 1
 fi
 wl=$tp/work
-if [ ! -x "$wl" ] || [ tests/thirdparty/work.c -nt "$wl" ]; then
-  "$CC" -O2 -o "$wl" tests/thirdparty/work.c || { echo "FAIL thirdparty/build: work.c"; exit 1; }
+# (under build.sh's lock: the plain and the sanitizer suites share $tp)
+if ! (flock 9
+      [ -x "$wl" ] && [ ! tests/thirdparty/work.c -nt "$wl" ] && exit 0
+      "$CC" -O2 -o "$wl.tmp.$$" tests/thirdparty/work.c && mv -f "$wl.tmp.$$" "$wl") 9>"$tp/.lock"; then
+  echo "FAIL thirdparty/build: work.c"; exit 1
 fi
 
 pass() { echo "PASS thirdparty/$1"; }

@@ -21,19 +21,15 @@ for src in tests/unwind/*.c; do
   name=$(basename "$src" .c)
   for v in dyn static pie; do
     bin=$out/$name.$v
-    if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-      flags=()
-      case $v in static) flags=(-static -Wl,--no-relax) ;; pie) flags=(-fPIE -pie) ;; esac
-      if ! "$CC" -O2 "${flags[@]}" -o "$bin" "$src" -lpthread 2>"$bin.log"; then
-        echo "FAIL unwind/$name.$v: does not build: $(head -3 "$bin.log")"; continue
-      fi
+    flags=()
+    case $v in static) flags=(-static -Wl,--no-relax) ;; pie) flags=(-fPIE -pie) ;; esac
+    if ! alpha_cc "$bin" "$src" -O2 "${flags[@]}" -lpthread 2>/dev/null; then
+      echo "FAIL unwind/$name.$v: does not build: $(head -3 "$bin.log")"; continue
     fi
     progs+=("$bin")
   done
 done
 # -O0: r15 is the CFA register everywhere, which perf cannot sample.
 bin=$out/calls.O0
-if [ ! -x "$bin" ] || [ tests/unwind/calls.c -nt "$bin" ]; then
-  "$CC" -O0 -o "$bin" tests/unwind/calls.c 2>"$bin.log" || echo "FAIL unwind/calls.O0: does not build"
-fi
+alpha_cc "$bin" tests/unwind/calls.c -O0 2>/dev/null || echo "FAIL unwind/calls.O0: does not build"
 "$BUILD/unit/test_unwind" "$sysroot" "${progs[@]}" -m40 "$bin"

@@ -24,6 +24,10 @@ AR=${CC%gcc}ar
 out=${THIRDPARTY_DIR:-$root/build/thirdparty}
 srcdir=$out/src
 mkdir -p "$srcdir"
+# One build at a time in $out: test groups run side by side (tests/run-all.sh)
+# and more than one of them builds these.
+exec 9>"$out/.lock"
+flock 9
 command -v "$CC" >/dev/null || { echo "thirdparty: $CC not found" >&2; exit 1; }
 
 # Compiles output $1 from the remaining arguments unless it exists.
