@@ -242,7 +242,9 @@ static void forked_client(void)
 }
 
 /* Accepts one connection on the socket given as argument and echoes a
- * 6-byte message (read with MSG_WAITALL) upper-cased. */
+ * 6-byte message (read with MSG_WAITALL) upper-cased. Returns the bytes
+ * echoed plus 1 if accept4 set FD_CLOEXEC (asked before the close: after it,
+ * the main thread's next descriptor may take the number). */
 static void *server(void *arg)
 {
     int s = *(int *)arg;
@@ -252,8 +254,9 @@ static void *server(void *arg)
     for (int i = 0; i < 6; i++)
         buf[i] = (char)(buf[i] - 'a' + 'A');
     send(a, buf, (size_t)r, 0);
+    int cloexec = fcntl(a, F_GETFD) == FD_CLOEXEC;
     close(a);
-    return (void *)(long)((fcntl(a, F_GETFD) == -1) + r);
+    return (void *)(long)(cloexec + r);
 }
 
 static void threaded_server(void)
