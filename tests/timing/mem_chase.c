@@ -1,10 +1,10 @@
-/* A pointer chase over 64 MB, far more than the 4 MB B-cache: each 8 KB page's
+/* A pointer chase over 16 MB, four times the 4 MB B-cache: each 8 KB page's
  * 128 lines are visited in a shuffled order, page after page, so every load
  * misses to memory while the DTB misses only once per 128 loads. Expect one
  * load per memory latency (B-cache latency + memory latency in the config). */
 #include <stdint.h>
 #include <stdlib.h>
-#define MB (64ul << 20)
+#define MB (16ul << 20)
 #define LINE 64
 #define PAGE 8192
 int main(int argc, char **argv)
