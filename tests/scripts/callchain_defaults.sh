@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Dwarf-mode call chains with the user's literal command and perf's defaults
-# (cycles:p, 4000 Hz frequency mode, 8 KB stacks, 129 ring pages):
+# (cycles:p, 4000 Hz frequency mode, 8 KB stacks, 64 ring pages of 8 KB):
 #   profileme record --call-graph dwarf -- ./PROG N
 # with --callchain-truth added so that $BUILD/unit/test_cgtruth can compare
 # every sample with the machine's true stack. PROG is each tests/unwind/NAME.c
