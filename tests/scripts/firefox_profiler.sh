@@ -49,14 +49,19 @@ PY
 
 # ffp_load TEXT LIB OUT: loads TEXT into the profiler (a daemon started
 # here: its `load` gives a starting daemon only 500 ms; then asked until it
-# has the profile) and writes OUT.got and OUT.got_fn, sorted. Returns 1
-# when the profile did not load.
+# has the profile) and writes OUT.got and OUT.got_fn, sorted. A daemon that
+# loaded but never answered (seen once on a loaded host: no client ever
+# connected in two minutes) is stopped and a second one started. Returns 1
+# when neither did.
 ffp_load() {
-  local text=$1 lib=$2 o=$3 sess=pm$$.${3##*/} dpid ok= h
+  ffp_load_once "$@" 1 || ffp_load_once "$@" 2
+}
+ffp_load_once() {
+  local text=$1 lib=$2 o=$3 try=$4 sess=pm$$.${3##*/}.$4 dpid ok= h
   "$cli" --daemon "$text" --session "$sess" >"$o.daemon.log" 2>&1 &
   dpid=$!
   for _ in $(seq 1 150); do
-    if "$cli" thread list --session "$sess" --limit 0 --json >"$o.threads.json" 2>/dev/null &&
+    if "$cli" thread list --session "$sess" --limit 0 --json >"$o.threads.json" 2>"$o.cli.err" &&
        python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$o.threads.json" 2>/dev/null; then
       ok=1; break
     fi
@@ -64,8 +69,10 @@ ffp_load() {
     sleep 0.2
   done
   if [ -z "$ok" ]; then
-    echo "FAIL firefox_profiler/${o##*/}: the profiler did not load $text: $(tail -3 "$PROFILER_CLI_SESSION_DIR/$sess.log" 2>/dev/null | tr '\n' ' ')"
-    kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; return 1
+    kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null
+    [ "$try" = 1 ] && return 1
+    echo "FAIL firefox_profiler/${o##*/}: the profiler did not load $text (twice): $(tail -3 "$PROFILER_CLI_SESSION_DIR/$sess.log" 2>/dev/null | tr '\n' ' '); the client said: $(tail -2 "$o.cli.err" 2>/dev/null | tr '\n' ' ')"
+    return 1
   fi
   : >"$o.got"; : >"$o.got_fn"
   for h in $(python3 -c 'import json, sys; print(" ".join(t["threadHandle"] for t in json.load(open(sys.argv[1]))["threads"]))' "$o.threads.json"); do
