@@ -79,15 +79,6 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   return 0;
 }
 
-/* The value of key when the table has it, else NULL. hist_get inserts a
- * missing key (zeroed): a grown count says it was absent. */
-static void *lookup(struct hist *h, const void *key)
-{
-  size_t before = hist_count(h);
-  void *v = hist_get(h, key);
-  return hist_count(h) == before ? v : NULL;
-}
-
 /* Each task's last block: one that ends in a fault (or a signal) ended the
  * task at the instruction after its n, which then had an execution the
  * kernel took back. Counted with the interrupts at the end. */
@@ -236,11 +227,11 @@ static void print_row(const struct cpi *c, const struct row *r, bool truth, doub
 static void row_add(struct cpi *c, struct row *r, const struct itrace_pc_count *v, struct hist *truth)
 {
   struct pckey k = { .pid = v->pid, .pc = v->pc };
-  struct pmval *pm = c->cpi ? hist_get(c->pm, &k) : NULL;
+  struct pmval *pm = c->cpi ? hist_find(c->pm, &k) : NULL;
   if (pm) { r->pm.samples += pm->samples; r->pm.lat += pm->lat; r->pm.lw += pm->lw; }
-  uint64_t *iv = lookup(c->intr, &k);
+  uint64_t *iv = hist_find(c->intr, &k);
   if (iv) r->intr += *iv;
-  uint64_t *tr = truth ? lookup(truth, &k) : NULL;
+  uint64_t *tr = truth ? hist_find(truth, &k) : NULL;
   if (tr) { r->truth += *tr; r->have_truth = true; }
   r->ninsns++;
 }
@@ -262,7 +253,7 @@ static void missing_truth(struct cpi *c, struct hist *truth, const struct itrace
     seen = lo < n && v[lo].pid == k->pid && v[lo].pc == k->pc;
     traced_pid = (lo < n && v[lo].pid == k->pid) || (lo > 0 && v[lo - 1].pid == k->pid);
     if (seen || !traced_pid || !cnt) continue;
-    uint64_t *iv = lookup(c->intr, k), intr = iv ? *iv : 0;
+    uint64_t *iv = hist_find(c->intr, k), intr = iv ? *iv : 0;
     const char *S = c->sep;
     if (S && c->by == BY_INSN)
       printf("%u%s%#" PRIx64 "%s%s%s%s0%s1%s%" PRIu64 "%s%" PRIu64 "\n", k->pid, S, k->pc, S, S, S, S, S, S, intr, S, cnt);
@@ -284,7 +275,7 @@ static int report(struct cpi *c, struct session *s)
   for (size_t i = 0; i < n; i++) {
     total += v[i].n;
     struct pckey k = { .pid = v[i].pid, .pc = v[i].pc };
-    struct pmval *pm = c->cpi ? hist_get(c->pm, &k) : NULL;
+    struct pmval *pm = c->cpi ? hist_find(c->pm, &k) : NULL;
     if (pm) L += pm->lw;
   }
   double scale = L > 0 ? (double)c->cycles / L : 0;
@@ -302,7 +293,7 @@ static int report(struct cpi *c, struct session *s)
       uint32_t pw = 0;
       struct sym_loc pl;
       bool prev_ends = insn_at(s, v[i].pid, v[i].pc - 4, &pl, &pw) && ends_block(pw);
-      bool target = lookup(c->targets, &k) != NULL;
+      bool target = hist_find(c->targets, &k) != NULL;
       cont = v[i - 1].pc + 4 == v[i].pc && !prev_ends && !target;
       if (cont && v[i].n != r.n) r.consistent = false;
     }

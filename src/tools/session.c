@@ -469,14 +469,27 @@ static int hist_grow_index(struct hist *h)
   return 0;
 }
 
+/* The index slot of key: its entry's, or the empty one where it would go. */
+static size_t hist_slot(const struct hist *h, const void *key)
+{
+  size_t j = hash_bytes(key, h->key_size) & (h->index_cap - 1);
+  while (h->index[j] && memcmp(h->data + (h->index[j] - 1) * h->stride, key, h->key_size))
+    j = (j + 1) & (h->index_cap - 1);
+  return j;
+}
+
+void *hist_find(const struct hist *h, const void *key)
+{
+  if (!h->index_cap) return NULL;
+  size_t j = hist_slot(h, key);
+  return h->index[j] ? h->data + (h->index[j] - 1) * h->stride + ((h->key_size + 7) & ~(size_t)7) : NULL;
+}
+
 void *hist_get(struct hist *h, const void *key)
 {
   if ((h->n + 1) * 2 > h->index_cap && hist_grow_index(h)) return NULL;
-  size_t j = hash_bytes(key, h->key_size) & (h->index_cap - 1);
-  for (; h->index[j]; j = (j + 1) & (h->index_cap - 1)) {
-    unsigned char *e = h->data + (h->index[j] - 1) * h->stride;
-    if (!memcmp(e, key, h->key_size)) return e + ((h->key_size + 7) & ~(size_t)7);
-  }
+  size_t j = hist_slot(h, key);
+  if (h->index[j]) return h->data + (h->index[j] - 1) * h->stride + ((h->key_size + 7) & ~(size_t)7);
   if (h->n == h->cap) {
     size_t cap = h->cap ? h->cap * 2 : 64;
     unsigned char *d = realloc(h->data, cap * h->stride);

@@ -91,6 +91,8 @@ void hist_destroy(struct hist *h);
 /* The value of key, inserted when absent. Valid until the next insert;
  * NULL on ENOMEM. */
 void *hist_get(struct hist *h, const void *key);
+/* The value of key, or NULL when absent (nothing is inserted). */
+void *hist_find(const struct hist *h, const void *key);
 size_t hist_count(const struct hist *h);
 /* Entry i (0..count-1): its key and value. */
 const void *hist_key(const struct hist *h, size_t i);

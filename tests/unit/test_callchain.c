@@ -10,6 +10,7 @@
 #include "check.h"
 #include "perfdata/perfdata.h"
 #include "tools/callchain.h"
+#include "tools/session.h"
 #include "util/err.h"
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,30 @@ static void ordered(void)
   if (getenv("KEEP")) printf("kept %s\n", path); else unlink(path);
 }
 
+/* The aggregation table the reports are built on: hist_find answers from
+ * what hist_get inserted and inserts nothing, before and after the index
+ * grows (256 slots, kept at most half full). */
+static void test_hist(void)
+{
+  struct hist *h = hist_create(sizeof(uint64_t), sizeof(uint64_t));
+  uint64_t k = 7;
+  CHECK(h && !hist_find(h, &k), "hist: an empty table finds nothing");
+  bool ok = true;
+  for (uint64_t i = 0; i < 1000; i++) {
+    uint64_t *v = hist_get(h, &i);
+    if (!v) { ok = false; break; }
+    *v = i * 3;
+  }
+  CHECK(ok && hist_count(h) == 1000, "hist: 1000 keys inserted");
+  size_t bad = 0;
+  for (uint64_t i = 0; i < 2000; i++) {
+    uint64_t *v = hist_find(h, &i);
+    if (i < 1000 ? !v || *v != i * 3 || v != hist_get(h, &i) : v != NULL) bad++;
+  }
+  CHECK(bad == 0 && hist_count(h) == 1000, "hist: find gives each inserted value and NULL for 1000 absent keys, count unchanged");
+  hist_destroy(h);
+}
+
 int main(int argc, char **argv)
 {
   if (argc >= 3 && !strcmp(argv[1], "--write"))
@@ -180,6 +205,7 @@ int main(int argc, char **argv)
   if (fd1 < 0 || fd2 < 0) return 1;
   close(fd1);
   close(fd2);
+  test_hist();
   CHECK(write_files(path, huge) == 0, "callchain: files written");
   struct session s;
   struct seen sn = { 0 };
