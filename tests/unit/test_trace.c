@@ -449,8 +449,10 @@ static void rig_close(struct rig *r)
   free(r->stream);
 }
 
-/* The executor returns: what the unit traced in this run retired. */
-static void rig_retire(struct rig *r) { r->f.icount = r->unit.run_icount + (r->unit.stats.insns - r->unit.run_mark); }
+/* The executor returns: every instruction it fed so far retired (the
+ * CPU's count, traced or not; the unit is told it only now, as by the
+ * machine at the end of an executor run). */
+static void rig_retire(struct rig *r) { r->f.icount = r->steps; }
 
 /* n instructions of a loop: 5 adds and a taken br back, one run of the
  * executor (all retire); the unit's interrupt goes to the driver. */
