@@ -38,7 +38,7 @@ start() {
     esac >"$tmp/$i.log" 2>&1
     rc=$?
     echo $((SECONDS - t0)) >"$tmp/$i.secs"
-    echo "$rc" >"$tmp/$i.rc" ) &
+    echo "$rc" >"$tmp/$i.status" && mv "$tmp/$i.status" "$tmp/$i.rc" ) &
 }
 # report I: prints group I's output and counts, and adds them to the totals.
 pass=0 fail=0
@@ -55,7 +55,8 @@ report() {
   pass=$((pass + p)); fail=$((fail + f))
 }
 
-# A group has ended when its .rc file is there (written last), so the count
+# A group has ended when its .rc file is there (written last, whole: it is
+# renamed into place), so the count
 # of those, not the shell's job table, says how many still run.
 n=${#names[@]} next=0 shown=0
 while [ "$shown" -lt "$n" ]; do
