@@ -24,8 +24,8 @@ AR=${CC%gcc}ar
 out=${THIRDPARTY_DIR:-$root/build/thirdparty}
 srcdir=$out/src
 mkdir -p "$srcdir"
-# One build at a time in $out: test groups run side by side (tests/run-all.sh)
-# and more than one of them builds these.
+# One build at a time in $out: the plain and the sanitizer suites share it,
+# and may run at once.
 exec 9>"$out/.lock"
 flock 9
 command -v "$CC" >/dev/null || { echo "thirdparty: $CC not found" >&2; exit 1; }
