@@ -28,3 +28,14 @@ alpha_cc() {
 # alpha_static SRC BIN: builds the Alpha C program SRC into the static binary
 # BIN (-O2; --no-relax for the binutils relaxation bug) unless BIN is newer.
 alpha_static() { alpha_cc "$2" "$1" -O2 -static -Wl,--no-relax; }
+
+# cg_overall CHECK MODE PERMILLE MIN LOG: sums test_cgtruth's summary lines
+# for MODE ("dwarf, unwound from regs+stack" or "unwound at record") in LOG
+# and prints PASS CHECK when there are at least MIN samples and at least
+# PERMILLE per mille of them are exactly the true stack, else FAIL CHECK.
+cg_overall() {
+  awk -v m="($2): " -v name="$1" -v pm="$3" -v min="$4" 'index($0, m) && / samples, [0-9]+ exact/ {
+      for (i = 1; i <= NF; i++) { if ($i == "samples,") n += $(i - 1); if ($i == "exact") e += $(i - 1) } }
+    END { if (n >= min && n && e * 1000 >= n * pm) printf "PASS %s: %d of %d samples (%.2f%%) exactly the true stack\n", name, e, n, 100 * e / n;
+          else printf "FAIL %s: %d of %d samples exactly the true stack (%.1f%% of at least %d wanted)\n", name, e, n, pm / 10, min }' "$5"
+}

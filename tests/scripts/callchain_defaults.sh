@@ -44,7 +44,4 @@ for w in calls:300 signals:7000 threads:170; do
   "$check" "$name.dyn" "$d.data" "$d.truth" "$min" | tee -a "$log" | sed 's/^\(PASS\|FAIL\) /\1 callchain_defaults\//'
 done
 [ "$overall" = 1 ] || exit 0
-awk '/ samples, [0-9]+ exact/ {
-      for (i = 1; i <= NF; i++) { if ($i == "samples,") n += $(i - 1); if ($i == "exact") e += $(i - 1) } }
-    END { if (n >= 1200 && e * 100 >= n * 99) printf "PASS callchain_defaults/overall: %d of %d samples (%.2f%%) exactly the true stack\n", e, n, 100 * e / n;
-          else printf "FAIL callchain_defaults/overall: %d of %d samples exactly the true stack (99%% of at least 1200 wanted)\n", e, n }' "$log"
+cg_overall callchain_defaults/overall "dwarf, unwound from regs+stack" 990 1200 "$log"

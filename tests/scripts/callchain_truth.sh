@@ -60,13 +60,8 @@ done
 # Over all workloads, exactly the true stack for at least 99.5% of the
 # samples with record-time unwinding, 97% in dwarf mode (the checker's
 # summary lines in $log).
-for m in "unwound at record:record-time-overall:995" "dwarf, unwound from regs+stack:dwarf-overall:970"; do
-  IFS=: read -r mode name permille <<<"$m"
-  awk -v m="($mode): " -v name="$name" -v pm="$permille" 'index($0, m) && / samples, [0-9]+ exact/ {
-      for (i = 1; i <= NF; i++) { if ($i == "samples,") n += $(i - 1); if ($i == "exact") e += $(i - 1) } }
-    END { if (n && e * 1000 >= n * pm) printf "PASS callchain_truth/%s: %d of %d samples (%.2f%%) exactly the true stack\n", name, e, n, 100 * e / n;
-          else printf "FAIL callchain_truth/%s: %d of %d samples exactly the true stack (%.1f%% wanted)\n", name, e, n, pm / 10 }' "$log"
-done
+cg_overall callchain_truth/record-time-overall "unwound at record" 995 1 "$log"
+cg_overall callchain_truth/dwarf-overall "dwarf, unwound from regs+stack" 970 1 "$log"
 # Linux perf reads a record-time file as a call-graph one: the graph of
 # calls.static (symbols in the static binary) goes _start -> ... -> main.
 d=$out/calls.static.record
