@@ -30,12 +30,15 @@ void trace_unit_fini(struct trace_unit *u)
   u->size = 0;
 }
 
-/* The executor adds a run's retired instructions when it returns: until
- * the unit settles that run, they are in both counts. */
-uint64_t trace_unit_derived_cycle(const struct trace_unit *u)
+/* A functional CPU's cycle, given its retired count icount: the executor
+ * adds a run's retired instructions when it returns, so until the unit
+ * settles that run they are counted from the unit's own. */
+static inline uint64_t derived_cycle(const struct trace_unit *u, uint64_t icount)
 {
-  return *u->icount == u->run_icount ? *u->icount + (u->stats.insns - u->run_mark) : *u->icount;
+  return icount == u->run_icount ? icount + (u->stats.insns - u->run_mark) : icount;
 }
+
+uint64_t trace_unit_derived_cycle(const struct trace_unit *u) { return derived_cycle(u, *u->icount); }
 
 /* Instructions since the last flow packet (its n). */
 static uint64_t pending(const struct trace_unit *u) { return u->stats.insns - u->flow_mark; }
@@ -215,7 +218,7 @@ static inline __attribute__((always_inline)) void step(struct trace_unit *u, con
                                                        uint64_t cycle, bool derive, uint32_t pid, uint32_t tid)
 {
   uint64_t icount = *u->icount;
-  if (derive) cycle = icount == u->run_icount ? icount + (u->stats.insns - u->run_mark) : icount;
+  if (derive) cycle = derived_cycle(u, icount);
   if (!u->synced) sync_start(u, ui->pc, cycle, pid, tid);
   else if (icount != u->run_icount || ui->pc != u->expect_pc || tid != u->tid || u->hint)
     settle(u, ui->pc, cycle, pid, tid);
