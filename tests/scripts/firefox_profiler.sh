@@ -48,31 +48,29 @@ PY
 }
 
 # ffp_load TEXT LIB OUT: loads TEXT into the profiler (a daemon started
-# here: its `load` gives a starting daemon only 500 ms; then asked until it
-# has the profile) and writes OUT.got and OUT.got_fn, sorted. A daemon that
-# loaded but never answered (seen once on a loaded host: no client ever
-# connected in two minutes) is stopped and a second one started. Returns 1
-# when neither did.
+# here: its `load` gives a starting daemon only 500 ms) and writes OUT.got
+# and OUT.got_fn, sorted. Returns 1 when the profile did not load. The
+# client is first run once the daemon's log says it has the profile (after
+# it published its socket and session file): a client that finds no session
+# file deletes the session's files, socket included (profiler-cli 0.10's
+# cleanup of a daemon that failed to start), and if the daemon wrote them in
+# between, no client ever reaches it (seen on a loaded host, when this loop
+# asked from the start: no client connected in two minutes).
 ffp_load() {
-  ffp_load_once "$@" 1 || ffp_load_once "$@" 2
-}
-ffp_load_once() {
-  local text=$1 lib=$2 o=$3 try=$4 sess=pm$$.${3##*/}.$4 dpid ok= h
+  local text=$1 lib=$2 o=$3 sess=pm$$.${3##*/} dpid h
+  local slog=$PROFILER_CLI_SESSION_DIR/$sess.log
   "$cli" --daemon "$text" --session "$sess" >"$o.daemon.log" 2>&1 &
   dpid=$!
-  for _ in $(seq 1 150); do
-    if "$cli" thread list --session "$sess" --limit 0 --json >"$o.threads.json" 2>"$o.cli.err" &&
-       python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$o.threads.json" 2>/dev/null; then
-      ok=1; break
-    fi
+  for _ in $(seq 1 600); do
+    grep -q 'Profile loaded successfully' "$slog" 2>/dev/null && break
     kill -0 "$dpid" 2>/dev/null || break
-    sleep 0.2
+    sleep 0.1
   done
-  if [ -z "$ok" ]; then
-    kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null
-    [ "$try" = 1 ] && return 1
-    echo "FAIL firefox_profiler/${o##*/}: the profiler did not load $text (twice): $(tail -3 "$PROFILER_CLI_SESSION_DIR/$sess.log" 2>/dev/null | tr '\n' ' '); the client said: $(tail -2 "$o.cli.err" 2>/dev/null | tr '\n' ' ')"
-    return 1
+  if ! grep -q 'Profile loaded successfully' "$slog" 2>/dev/null ||
+     ! "$cli" thread list --session "$sess" --limit 0 --json >"$o.threads.json" 2>"$o.cli.err" ||
+     ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$o.threads.json" 2>/dev/null; then
+    echo "FAIL firefox_profiler/${o##*/}: the profiler did not load $text: $(tail -3 "$slog" 2>/dev/null | tr '\n' ' '); the client said: $(tail -2 "$o.cli.err" 2>/dev/null | tr '\n' ' ')"
+    kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; return 1
   fi
   : >"$o.got"; : >"$o.got_fn"
   for h in $(python3 -c 'import json, sys; print(" ".join(t["threadHandle"] for t in json.load(open(sys.argv[1]))["threads"]))' "$o.threads.json"); do
