@@ -4,13 +4,14 @@
  * symbol tables. Symbol tables follow perf's dso__load_sym: functions from
  * .symtab (else .dynsym), duplicates at one address reduced by
  * choose_best_symbol, zero sizes extended to the next symbol. Data objects
- * are kept in a second table for data addresses. */
+ * are kept in a second table for data addresses. */ 
 #include "tools/symbols.h"
 #include "guest/kimage.h"
 #include "perfdata/perfdata.h"
 #include "util/err.h"
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -135,7 +136,7 @@ static const char *intern(struct sym_machine *m, const char *s)
 
 /* ---- ELF symbol tables ---- */
 
-struct raw_sym { struct sym_symbol s; uint8_t bind; };
+struct raw_sym { struct sym_symbol s; uint8_t bind, type; };
 
 static int raw_cmp(const void *pa, const void *pb)
 {
@@ -209,8 +210,135 @@ static bool has_symtab(Elf *elf)
   return find_section(elf, SHT_SYMTAB, &sh) && sh.sh_entsize && sh.sh_size / sh.sh_entsize >= 2;
 }
 
-/* Reads functions and objects of the symbol table perf would use in elf. */
-static void load_elf_symbols(struct sym_dso_int *in, Elf *elf)
+/* Returns the section named name, or NULL. */
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+  size_t shstr;
+  if (elf_getshdrstrndx(elf, &shstr)) return NULL;
+  for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+    const char *n = gelf_getshdr(scn, sh) ? elf_strptr(elf, shstr, sh->sh_name) : NULL;
+    if (n && !strcmp(n, name)) return scn;
+  }
+  return NULL;
+}
+
+/* The layout of .plt: its header and entry sizes, as perf 6.3 and later
+ * take them (perf 6.1 had the same table, x86 from sh_entsize alone). Alpha's
+ * .plt has sh_entsize 0, and perf none for it; binutils' elf64-alpha.c lays it
+ * out as a 36-byte header and 4-byte entries (the secure PLT, read-only) or a
+ * 32-byte header and 12-byte entries (the old PLT, writable). */
+static bool plt_layout(const GElf_Ehdr *eh, const GElf_Shdr *plt, uint64_t *header, uint64_t *entry)
+{
+  switch (eh->e_machine) {
+  case EM_ARM: *header = 20; *entry = 12; break;
+  case EM_AARCH64: case EM_LOONGARCH: *header = 32; *entry = 16; break;
+  case EM_SPARC: *header = 48; *entry = 12; break;
+  case EM_SPARCV9: *header = 128; *entry = 32; break;
+  case EM_386: case EM_X86_64:
+    *entry = plt->sh_entsize == 8 || plt->sh_entsize == 16 ? plt->sh_entsize : plt->sh_addralign == 8 ? 8 : 16;
+    *header = *entry;
+    break;
+  case EM_ALPHA:
+    if (plt->sh_flags & SHF_WRITE) { *header = 32; *entry = 12; }
+    else { *header = 36; *entry = 4; }
+    break;
+  default: *header = *entry = plt->sh_entsize; break;
+  }
+  return *entry != 0;
+}
+
+struct plt_rel { uint64_t slot, addend; uint32_t sym, type; };
+
+static int plt_rel_cmp(const void *pa, const void *pb)
+{
+  const struct plt_rel *a = pa, *b = pb;
+  return a->slot < b->slot ? -1 : a->slot > b->slot;
+}
+
+/* The name perf 6.3 gives an x86-64 IRELATIVE slot: the function at its
+ * addend (the IFUNC resolver, or the preferred alias at its address), or
+ * NULL when no IFUNC is there. */
+static const char *ifunc_name(const struct raw_sym *f, size_t nf, uint64_t addr)
+{
+  const struct raw_sym *best = NULL;
+  bool ifunc = false;
+  for (size_t i = 0; i < nf; i++)
+    if (f[i].s.start == addr) {
+      ifunc |= f[i].type == STT_GNU_IFUNC;
+      if (!best || better(&f[i], best)) best = &f[i];
+    }
+  return ifunc ? best->s.name : NULL;
+}
+
+/* Reads .rela.plt (or .rel.plt) into a new array, *n entries. */
+static struct plt_rel *read_plt_rels(Elf_Data *rd, const GElf_Shdr *rsh, size_t *n)
+{
+  *n = rsh->sh_size / rsh->sh_entsize;
+  struct plt_rel *r = calloc(*n ? *n : 1, sizeof *r);
+  for (size_t i = 0; r && i < *n; i++) {
+    GElf_Rela ra = { 0 };
+    GElf_Rel rl;
+    if (rsh->sh_type == SHT_RELA) { if (!gelf_getrela(rd, (int)i, &ra)) { free(r); return NULL; } }
+    else if (gelf_getrel(rd, (int)i, &rl)) { ra.r_offset = rl.r_offset; ra.r_info = rl.r_info; }
+    else { free(r); return NULL; }
+    r[i] = (struct plt_rel){ ra.r_offset, (uint64_t)ra.r_addend, (uint32_t)GELF_R_SYM(ra.r_info),
+                             (uint32_t)GELF_R_TYPE(ra.r_info) };
+  }
+  return r;
+}
+
+/* perf's dso__synthesize_plt_symbols: one "NAME@plt" function per entry of
+ * .rela.plt (or .rel.plt) of the file mapped, NAME its .dynsym symbol. Named
+ * by perf 6.3's rules, which put right what 6.1 gets wrong on x86: there the
+ * link editor does not write IRELATIVE relocations in .plt order, so they are
+ * sorted by GOT slot first (entry i jumps through the i-th slot, as objdump's
+ * labels show), and an IRELATIVE slot is named by the IFUNC at its addend
+ * (6.1: "@plt", and the wrong name on every entry after the first such slot);
+ * a PLT with one entry per relocation and no room for more has no header;
+ * a slot with no name is "offset_0xOFF@plt". Appends to *f (*nf used of
+ * *cap); names are interned in m. */
+static void add_plt_symbols(struct sym_machine *m, Elf *elf, struct raw_sym **f, size_t *nf, size_t *cap)
+{
+  GElf_Ehdr eh;
+  GElf_Shdr rsh, psh, dsh;
+  Elf_Scn *rel = section_named(elf, ".rela.plt", &rsh);
+  if (!rel) rel = section_named(elf, ".rel.plt", &rsh);
+  Elf_Scn *dyn = find_section(elf, SHT_DYNSYM, &dsh);
+  uint64_t header, entry;
+  if (!rel || !dyn || !gelf_getehdr(elf, &eh) || rsh.sh_link != elf_ndxscn(dyn) || !rsh.sh_entsize ||
+      (rsh.sh_type != SHT_RELA && rsh.sh_type != SHT_REL) || !section_named(elf, ".plt", &psh) ||
+      !plt_layout(&eh, &psh, &header, &entry))
+    return;
+  Elf_Data *rd = elf_getdata(rel, NULL), *sd = elf_getdata(dyn, NULL);
+  size_t n = 0;
+  struct plt_rel *r = rd && sd ? read_plt_rels(rd, &rsh, &n) : NULL;
+  if (!r) return;
+  if (n * entry == psh.sh_size) header = 0;
+  bool x86 = eh.e_machine == EM_X86_64 || eh.e_machine == EM_386;
+  if (x86) qsort(r, n, sizeof *r, plt_rel_cmp);
+  struct raw_sym *g = n <= (psh.sh_size > header ? (psh.sh_size - header) / entry : 0)
+                      ? realloc(*f, (*nf + n) * sizeof *g) : NULL;
+  if (g) { *f = g; *cap = *nf + n; }
+  size_t base = *nf;
+  for (size_t i = 0; g && i < n; i++) {
+    GElf_Sym es;
+    const char *name = gelf_getsym(sd, (int)r[i].sym, &es) ? elf_strptr(elf, dsh.sh_link, es.st_name) : NULL;
+    uint64_t start = psh.sh_addr + header + i * entry;
+    if ((!name || !*name) && eh.e_machine == EM_X86_64 && r[i].type == R_X86_64_IRELATIVE && rsh.sh_type == SHT_RELA)
+      name = ifunc_name(*f, base, r[i].addend);
+    char buf[1024];
+    if (name && *name) snprintf(buf, sizeof buf, "%s@plt", name);
+    else snprintf(buf, sizeof buf, "offset_%#" PRIx64 "@plt", psh.sh_offset + header + i * entry);
+    const char *s = intern(m, buf);
+    if (!s) break;
+    (*f)[(*nf)++] = (struct raw_sym){ { start, start + entry, s }, STB_GLOBAL, STT_FUNC };
+  }
+  free(r);
+}
+
+/* Reads functions and objects of the symbol table perf would use in elf, and
+ * the PLT entries of the file mapped, runtime. */
+static void load_elf_symbols(struct sym_machine *m, struct sym_dso_int *in, Elf *elf, Elf *runtime)
 {
   GElf_Shdr sh;
   Elf_Scn *scn = find_section(elf, SHT_SYMTAB, &sh);
@@ -226,13 +354,15 @@ static void load_elf_symbols(struct sym_dso_int *in, Elf *elf)
     const char *name = elf_strptr(elf, sh.sh_link, es.st_name);
     if (!name || !*name) continue;
     unsigned type = GELF_ST_TYPE(es.st_info);
-    struct raw_sym r = { { es.st_value, es.st_value + es.st_size, name }, GELF_ST_BIND(es.st_info) };
+    struct raw_sym r = { { es.st_value, es.st_value + es.st_size, name }, GELF_ST_BIND(es.st_info), (uint8_t)type };
     if (type == STT_FUNC || type == STT_GNU_IFUNC ||
         (type == STT_NOTYPE && name[0] != '$' && strncmp(name, ".L", 2) && exec_section(elf, es.st_shndx)))
       f[nf++] = r;
     else if (type == STT_OBJECT && es.st_size)
       o[no++] = r;
   }
+  size_t cap = n ? n : 1;
+  if (f && o && nf) add_plt_symbols(m, runtime, &f, &nf, &cap);
   if (f && o) {
     in->funcs = finish_table(f, &nf);
     in->objs = finish_table(o, &no);
@@ -308,7 +438,7 @@ static void dso_load(struct sym_machine *m, struct sym_dso *dso)
     in->exec = eh.e_type == ET_EXEC;
     load_segments(in);
     if (!has_symtab(in->elf)) open_debug_file(m->symfs, dso->path, path, in);
-    load_elf_symbols(in, in->dbg ? in->dbg : in->elf);
+    load_elf_symbols(m, in, in->dbg ? in->dbg : in->elf, in->elf);
   }
   free(path);
 }

@@ -10,8 +10,7 @@
 #    --no-children, caller and callee, fractal, flat, folded, count, a
 #    threshold, -s sym first) line for line against `perf report --no-inline`; names of one
 #    address perf picks differently (the default symbol version of
-#    __libc_start_main, the synthesized @plt names) are normalised, nothing
-#    else;
+#    __libc_start_main) are normalised, nothing else;
 #  - `script` (the callchain lines under each sample) against perf script;
 #  - `flamegraph --folded`: every sample once, and each stack's count equal
 #    to the samples perf script shows with that stack;
@@ -34,36 +33,34 @@ if ! command -v "$PERF" >/dev/null || ! command -v cc >/dev/null; then
   echo "note: callgraph: perf or cc missing, nothing checked"; exit 0
 fi
 cc -O1 -g -fno-omit-frame-pointer -fno-inline -o "$out/cg" tests/callgraph/cg.c || { fail build "cc failed"; exit 1; }
-if ! "$PERF" record -q -e cpu-clock:u -g -o "$out/fp.data" -- "$out/cg" 150 >/dev/null 2>"$out/rec.err"; then
+# perf 6.1 misnames x86-64 libc's PLT entries (it takes .rela.plt's order,
+# where the IRELATIVE slots come last; perf 6.3 sorts them by GOT slot and
+# names them by their IFUNC, as we do, and as objdump places them:
+# test_symbols). Names order ties, so where a sample lands in libc's PLT 6.1
+# is no oracle for the whole report: such a recording (about 1 in 10, from
+# qsort's memcpy) is made again, up to 8 times.
+record_clean() {
+  local data=$1 try; shift
+  for try in 1 2 3 4 5 6 7 8; do
+    "$PERF" record -q -e cpu-clock:u "$@" -o "$data" -- "$out/cg" "$n" >/dev/null 2>"$out/rec.err" || return 1
+    "$PERF" script -i "$data" 2>/dev/null | grep -q '@plt.*libc\.so' || return 0
+    echo "note: callgraph: $(basename "$data") try $try has a sample in libc's PLT, recorded again"
+  done
+  echo "note: callgraph: $(basename "$data") has samples in libc's PLT in every try, compared as it is"
+}
+n=150
+if ! record_clean "$out/fp.data" -g; then
   echo "note: callgraph: perf record cannot run here ($(head -1 "$out/rec.err")), nothing checked"; exit 0
 fi
-"$PERF" record -q -e cpu-clock:u --call-graph dwarf -o "$out/dw.data" -- "$out/cg" 40 >/dev/null 2>&1 ||
-  { fail record "perf record --call-graph dwarf failed"; exit 1; }
+n=40
+record_clean "$out/dw.data" --call-graph dwarf || { fail record "perf record --call-graph dwarf failed"; exit 1; }
 
 norm() { sed -e 's/__libc_start_main@@\?GLIBC_[0-9.]*/__libc_start_main/g'; }
-# Differences left once names are normalised, other than @plt entries (our
-# symbols have no synthesized PLT names: perf prints "@plt", we the address)
-# and perf's "[...] (inlined)" (its remaining-hits entry reads an
-# uninitialised inlined flag in perf 6.1's ui/stdio/hist.c).
-# When perf resolved a @plt sample we print unresolved, our report widens
-# its columns for the address (perf's rule for unresolved entries): column
-# spacing of header and entry lines is then not compared (tree lines are).
-squeeze() {
-  # Siblings of such a frame may swap places (perf sorts "@plt" by its
-  # symbol, we by address): whether a sibling is the last (" --" or "|--")
-  # and the "|" of the levels around it are then not compared either.
-  if grep -q '@plt' "$2"; then
-    sed -E -e '/^#|^ +[0-9.]+%  /s/ +/ /g' -e '/^#/s/\.+/./g' -e '/^            /s/\|/ /g' -e 's/ +$//' "$1"
-  else cat "$1"; fi
-}
-# Entries of those @plt samples (theirs named, ours an address) with their
-# graphs are left out on both sides; they sort differently.
-noplt() {
-  awk '/^ +[0-9.]+%/ { skip = ($0 ~ /@plt|libc\.so\.6 +\[\.\] 0x/); g = 0; if (skip) next }
-       skip && /^$/ { skip = 0; if (g) next } skip && !/^$/ { g = 1; next } { print }' "$1"
-}
+# Differences left once names are normalised, other than perf's "[...]
+# (inlined)" (its remaining-hits entry reads an uninitialised inlined flag in
+# perf 6.1's ui/stdio/hist.c).
 residue() {
-  diff <(noplt "$1" | squeeze /dev/stdin "$2" | norm) <(noplt "$2" | squeeze /dev/stdin "$2" | norm) | grep '^[<>]' | grep -Ev '@plt|[ -]0x[0-9a-f]+$|\[unknown\] \(/usr/lib/|\[\.\.\.\]( \(inlined\))?$' | head -5
+  diff <(norm <"$1") <(norm <"$2") | grep '^[<>]' | grep -Ev '\[\.\.\.\]( \(inlined\))?$' | head -5
 }
 
 for f in fp dw; do
@@ -128,7 +125,7 @@ def parse(path):
         samples.append((t.group(1).strip(), int(t.group(3)), m.group(2), tuple(reversed(stack))))
     return samples
 ours, theirs = parse(sys.argv[1]), parse(sys.argv[2])
-norm = lambda x: [(a, b, c, tuple(re.sub(r"__libc_start_main@@?GLIBC_[\d.]+", "__libc_start_main", f) for f in d if "@plt" not in f and "[unknown] (in /usr/lib" not in f)) for a, b, c, d in x]
+norm = lambda x: [(a, b, c, tuple(re.sub(r"__libc_start_main@@?GLIBC_[\d.]+", "__libc_start_main", f) for f in d)) for a, b, c, d in x]
 assert len(ours) == len(theirs), "%d samples, perf %d" % (len(ours), len(theirs))
 assert sorted(norm(ours)) == sorted(norm(theirs)), "stacks differ from perf's"
 PY
@@ -146,7 +143,7 @@ PY
   norm <"$out/$f.folded" | sort >"$out/$f.folded.sorted"
   samples=$("$PERF" report -D -i "$data" 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE(')
   sum=$(awk '{ s += $NF } END { print s + 0 }' "$out/$f.folded")
-  r=$(diff "$out/$f.folded.sorted" "$out/$f.folded.perf" | grep '^[<>]' | grep -v '@plt\|\[libc.so.6\]' | head -3)
+  r=$(diff "$out/$f.folded.sorted" "$out/$f.folded.perf" | grep '^[<>]' | head -3)
   if [ "$sum" = "$samples" ] && [ -z "$r" ]; then pass "$f/folded ($samples samples, $(wc -l <"$out/$f.folded") stacks as perf script's)"
   else fail "$f/folded" "sum $sum of $samples samples; differs from perf script: $(echo "$r" | tr '\n' '|')"; fi
 

@@ -131,8 +131,9 @@ if command -v perf >/dev/null && command -v cc >/dev/null; then
     perf script -i "$x.data" >"$x.perf.txt" 2>/dev/null && "$PROFILEME" script -i "$x.data" >"$x.ours.txt" 2>/dev/null
   if [ -s "$x.perf.txt" ] && [ -s "$x.ours.txt" ]; then
     if ffp_load "$x.perf.txt" cg "$x.perf" && ffp_load "$x.ours.txt" cg "$x.ours"; then
-      # perf names PLT entries "name@plt", ours are addresses: both left out
-      grep -v '@plt ' "$x.perf.got_fn" >"$x.perf.fn"; grep -Ev ' 0x[0-9a-f]+ ' "$x.ours.got_fn" >"$x.ours.fn"
+      # PLT entries are left out on both sides: perf 6.1 misnames x86-64
+      # libc's (see callgraph.sh)
+      grep -v '@plt ' "$x.perf.got_fn" >"$x.perf.fn"; grep -v '@plt ' "$x.ours.got_fn" >"$x.ours.fn"
       if [ -s "$x.perf.got" ] && diff -q "$x.perf.got" "$x.ours.got" >/dev/null && grep -q ' main ' "$x.ours.fn" &&
          diff -q "$x.perf.fn" "$x.ours.fn" >/dev/null; then
         echo "PASS firefox_profiler/x86-64-as-perf-script: the same threads, $(awk '{ s += $3 } END { print s }' "$x.ours.got") samples and totals of $(wc -l <"$x.ours.fn") functions of cg as from perf script"

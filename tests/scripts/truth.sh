@@ -143,11 +143,13 @@ else
 fi
 
 # 7. The status columns add up to the sim/ PMU's independent counters: over
-# a run of many.c with no sample (no PMU interrupt, so the same machine as
-# stat's), the exact mispredicts, jump mispredicts, load-store replays, map
-# stalls and fetches summed over every PC equal sim/branch-misses,
-# sim/jump-misses, sim/replays, sim/map-stalls and sim/fetched.
-rec --privileged --truth -e cpu/event=1,profileme=1/ -c 524288 -o cols.data "$out/many" 150
+# a run of many.c with no sample (a period eight times its 0.53 M fetches, so
+# no PMU interrupt and the same machine as stat's; at 524288 a larger
+# environment once made one sample), the exact mispredicts, jump mispredicts,
+# load-store replays, map stalls and fetches summed over every PC equal
+# sim/branch-misses, sim/jump-misses, sim/replays, sim/map-stalls and
+# sim/fetched.
+rec --privileged --truth -e cpu/event=1,profileme=1/ -c 4194304 -o cols.data "$out/many" 150
 csv cols.data >cols.csv
 nsamples=$(perf script -i cols.data 2>/dev/null | wc -l)
 "$PROFILEME" stat -x, -e sim/fetched/,sim/branch-misses/,sim/jump-misses/,sim/replays/,sim/map-stalls/ -- \
