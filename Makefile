@@ -66,10 +66,11 @@ FUZZ_ATTR  := $(FUZZ_ISA) $(wildcard src/pmu/*.c src/kernel/*.c) src/guest/phys.
 FUZZ_UNWIND := $(wildcard src/util/*.c src/unwind/*.c)
 FUZZ_GPERF := $(FUZZ_GUEST) src/kernel/perf.c src/kernel/perf_aux.c src/kernel/perf_regs.c src/machine/guest_perf.c
 FUZZ_ITRACE := $(FUZZ_ISA) src/tools/itrace.c
+FUZZ_SYMBOLS := $(FUZZ_PERFDATA) src/guest/kimage.c src/tools/symbols.c
 FUZZ_HDRS  := $(wildcard src/*/*.h src/*/*.def)
 
 fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode build/fuzz/fuzz_perfdata build/fuzz/fuzz_attr \
-      build/fuzz/fuzz_unwind build/fuzz/fuzz_guestperf build/fuzz/fuzz_itrace
+      build/fuzz/fuzz_unwind build/fuzz/fuzz_guestperf build/fuzz/fuzz_itrace build/fuzz/fuzz_symbols
 
 build/fuzz/fuzz_elf: fuzz/fuzz_elf.c $(FUZZ_GUEST) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
@@ -98,6 +99,10 @@ build/fuzz/fuzz_guestperf: fuzz/fuzz_guestperf.c $(FUZZ_GPERF) $(FUZZ_HDRS)
 build/fuzz/fuzz_itrace: fuzz/fuzz_itrace.c $(FUZZ_ITRACE) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_itrace.c $(FUZZ_ITRACE) -lm
+
+build/fuzz/fuzz_symbols: fuzz/fuzz_symbols.c $(FUZZ_SYMBOLS) $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_symbols.c $(FUZZ_SYMBOLS) -lelf -ldw
 
 fuzz-ci: fuzz
 	fuzz/ci.sh

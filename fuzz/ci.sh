@@ -9,7 +9,7 @@
 # fuzz/known-issues.tsv: known ones print as "KNOWN", new ones as "FAIL" with
 # the reproducer path and the sanitizer's stack. Exits 1 on any new finding.
 # fuzz_unwind starts from the .eh_frame of tests/unwind/calls.c and of ld.so,
-# with PCs in their functions.
+# with PCs in their functions. fuzz_symbols starts from the ELF seeds.
 # Replay a reproducer with: build/fuzz/fuzz_NAME FILE. FUZZ_REPORT_ONLY=1
 # skips fuzzing and classifies the findings of the last run again.
 set -u
@@ -25,8 +25,8 @@ seeds=$out/seeds
 if [ "${FUZZ_REPORT_ONLY:-0}" != 1 ]; then
 rm -rf "$seeds" "$out/corpus" "$out/artifacts" "$out/replays"
 mkdir -p "$seeds/elf" "$seeds/decode" "$seeds/perfdata" "$seeds/attr" "$seeds/unwind" "$seeds/guestperf" "$seeds/itrace" \
-  "$out/corpus/elf" "$out/corpus/decode" "$out/corpus/perfdata" "$out/corpus/attr" \
-  "$out/corpus/unwind" "$out/corpus/guestperf" "$out/corpus/itrace" "$out/artifacts"
+  "$seeds/symbols" "$out/corpus/elf" "$out/corpus/decode" "$out/corpus/perfdata" "$out/corpus/attr" \
+  "$out/corpus/unwind" "$out/corpus/guestperf" "$out/corpus/itrace" "$out/corpus/symbols" "$out/artifacts"
 
 # ELF seeds: a few small guest programs, dynamic (static ones are 700 KB, too
 # big to mutate quickly); one also stripped, one as a PIE.
@@ -113,6 +113,10 @@ itrace_seed() {   # NAME PIECE
 itrace_seed whole 63
 itrace_seed bytes 0
 itrace_seed pieces 6
+# Symbol table seeds (fuzz/fuzz_symbols.c): the ELF seeds (PLTs, a PIE,
+# ld.so, a stripped file) and one program with line tables.
+for b in "$seeds"/elf/*; do case $b in *.head|*/magic) ;; *) cp "$b" "$seeds/symbols/" ;; esac; done
+"$cc" -O2 -g -o "$seeds/symbols/calls-g" tests/unwind/calls.c 2>/dev/null
 echo "fuzz: seeds: $(ls "$seeds/elf" | wc -l) ELF files, $(ls "$seeds/decode" | wc -l) code runs," \
   "$(ls "$seeds/perfdata" | wc -l) perf.data files, $(ls "$seeds/attr" | wc -l) events," \
   "$(ls "$seeds/unwind" | wc -l) unwind inputs; ${secs}s per harness"
@@ -184,7 +188,7 @@ report() {
 
 fail=0
 pids=()
-for name in elf decode perfdata attr unwind guestperf itrace; do
+for name in elf decode perfdata attr unwind guestperf itrace symbols; do
   if [ ! -x "$out/fuzz_$name" ]; then
     echo "FAIL fuzz_$name: $out/fuzz_$name not built (make fuzz)"; fail=1; continue
   fi

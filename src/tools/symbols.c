@@ -309,15 +309,15 @@ static void add_plt_symbols(struct sym_machine *m, Elf *elf, struct raw_sym **f,
       (rsh.sh_type != SHT_RELA && rsh.sh_type != SHT_REL) || !section_named(elf, ".plt", &psh) ||
       !plt_layout(&eh, &psh, &header, &entry))
     return;
+  size_t n = rsh.sh_size / rsh.sh_entsize;
+  if (n * entry == psh.sh_size) header = 0;
+  if (n > (psh.sh_size > header ? (psh.sh_size - header) / entry : 0)) return;   /* more slots than entries */
   Elf_Data *rd = elf_getdata(rel, NULL), *sd = elf_getdata(dyn, NULL);
-  size_t n = 0;
   struct plt_rel *r = rd && sd ? read_plt_rels(rd, &rsh, &n) : NULL;
   if (!r) return;
-  if (n * entry == psh.sh_size) header = 0;
   bool x86 = eh.e_machine == EM_X86_64 || eh.e_machine == EM_386;
   if (x86) qsort(r, n, sizeof *r, plt_rel_cmp);
-  struct raw_sym *g = n <= (psh.sh_size > header ? (psh.sh_size - header) / entry : 0)
-                      ? realloc(*f, (*nf + n) * sizeof *g) : NULL;
+  struct raw_sym *g = realloc(*f, (*nf + n) * sizeof *g);
   if (g) { *f = g; *cap = *nf + n; }
   size_t base = *nf;
   for (size_t i = 0; g && i < n; i++) {
