@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Call chains against the machine's true call stacks: each tests/unwind/NAME.c
 # (recursion, qsort's comparator called from libc, PLT calls and lazy binding
-# in ld.so, signal handlers, threads), dynamic, static and PIE, is recorded
+# in ld.so, signal handlers, threads, fork), dynamic, static and PIE, is recorded
 # with the defaults (cycles:p, frequency mode; -F 50000 and 256 ring pages for more samples)
 # and --callchain-truth, once with --call-graph dwarf (registers and stack,
 # unwound afterwards by src/unwind) and once adding --unwind-at-record (the
