@@ -143,17 +143,19 @@ else
 fi
 
 # 7. The status columns add up to the sim/ PMU's independent counters: over
-# a run of many.c with no sample (a period eight times its 0.53 M fetches, so
-# no PMU interrupt and the same machine as stat's; at 524288 a larger
-# environment once made one sample), the exact mispredicts, jump mispredicts,
-# load-store replays, map stalls and fetches summed over every PC equal
-# sim/branch-misses, sim/jump-misses, sim/replays, sim/map-stalls and
-# sim/fetched.
-rec --privileged --truth -e cpu/event=1,profileme=1/ -c 4194304 -o cols.data "$out/many" 150
+# a run of many.c with no sample (no PMU interrupt, so the same machine as
+# stat's), the exact mispredicts, jump mispredicts, load-store replays, map
+# stalls and fetches summed over every PC equal sim/branch-misses,
+# sim/jump-misses, sim/replays, sim/map-stalls and sim/fetched. ProfileMe
+# intervals saturate at 2^19 fetches (one counter write: each overflow picks
+# an instruction), so the run fills 4096 table entries, not 65536, and
+# fetches about 0.1 M (the whole table made it 0.52-0.53 M, and a larger
+# environment sometimes crossed the interval).
+rec --privileged --truth -e cpu/event=1,profileme=1/ -c 524288 -o cols.data "$out/many" 150 4096
 csv cols.data >cols.csv
 nsamples=$(perf script -i cols.data 2>/dev/null | wc -l)
 "$PROFILEME" stat -x, -e sim/fetched/,sim/branch-misses/,sim/jump-misses/,sim/replays/,sim/map-stalls/ -- \
-  "$out/many" 150 2>&1 >/dev/null | cut -d, -f1,3 >cols.sim
+  "$out/many" 150 4096 2>&1 >/dev/null | cut -d, -f1,3 >cols.sim
 python3 - "$nsamples" <<'PY'
 import csv, sys
 pairs = { 'samples': 'sim/fetched/', 'mispredict': 'sim/branch-misses/', 'jmp_mispredict': 'sim/jump-misses/',
