@@ -4,7 +4,8 @@
  * symbol tables. Symbol tables follow perf's dso__load_sym: functions from
  * .symtab (else .dynsym), duplicates at one address reduced by
  * choose_best_symbol, zero sizes extended to the next symbol. Data objects
- * are kept in a second table for data addresses. */ 
+ * are kept in a second table for data addresses. PLT entries are synthesized
+ * as perf does (add_plt_symbols). */
 #include "tools/symbols.h"
 #include "guest/kimage.h"
 #include "perfdata/perfdata.h"
@@ -295,9 +296,9 @@ static struct plt_rel *read_plt_rels(Elf_Data *rd, const GElf_Shdr *rsh, size_t 
  * labels show), and an IRELATIVE slot is named by the IFUNC at its addend
  * (6.1: "@plt", and the wrong name on every entry after the first such slot);
  * a PLT with one entry per relocation and no room for more has no header;
- * a slot with no name is "offset_0xOFF@plt". Appends to *f (*nf used of
- * *cap); names are interned in m. */
-static void add_plt_symbols(struct sym_machine *m, Elf *elf, struct raw_sym **f, size_t *nf, size_t *cap)
+ * a slot with no name is "offset_0xOFF@plt". Appends to *f (*nf used);
+ * names are interned in m. */
+static void add_plt_symbols(struct sym_machine *m, Elf *elf, struct raw_sym **f, size_t *nf)
 {
   GElf_Ehdr eh;
   GElf_Shdr rsh, psh, dsh;
@@ -318,7 +319,7 @@ static void add_plt_symbols(struct sym_machine *m, Elf *elf, struct raw_sym **f,
   bool x86 = eh.e_machine == EM_X86_64 || eh.e_machine == EM_386;
   if (x86) qsort(r, n, sizeof *r, plt_rel_cmp);
   struct raw_sym *g = realloc(*f, (*nf + n) * sizeof *g);
-  if (g) { *f = g; *cap = *nf + n; }
+  if (g) *f = g;
   size_t base = *nf;
   for (size_t i = 0; g && i < n; i++) {
     GElf_Sym es;
@@ -361,8 +362,7 @@ static void load_elf_symbols(struct sym_machine *m, struct sym_dso_int *in, Elf 
     else if (type == STT_OBJECT && es.st_size)
       o[no++] = r;
   }
-  size_t cap = n ? n : 1;
-  if (f && o && nf) add_plt_symbols(m, runtime, &f, &nf, &cap);
+  if (f && o && nf) add_plt_symbols(m, runtime, &f, &nf);
   if (f && o) {
     in->funcs = finish_table(f, &nf);
     in->objs = finish_table(o, &no);
