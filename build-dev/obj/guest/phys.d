@@ -1,2 +1,0 @@
-build-dev/obj/guest/phys.o: src/guest/phys.c src/guest/phys.h
-src/guest/phys.h:

@@ -1,2 +1,0 @@
-build-dev/obj/isa/fp.o: src/isa/fp.c src/isa/fp.h
-src/isa/fp.h:

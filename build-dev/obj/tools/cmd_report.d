@@ -1,9 +1,0 @@
-build-dev/obj/tools/cmd_report.o: src/tools/cmd_report.c \
- src/tools/commands.h src/tools/session.h src/perfdata/perfdata.h \
- src/perfdata/pm_raw.h src/tools/symbols.h src/util/err.h
-src/tools/commands.h:
-src/tools/session.h:
-src/perfdata/perfdata.h:
-src/perfdata/pm_raw.h:
-src/tools/symbols.h:
-src/util/err.h:
