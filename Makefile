@@ -20,7 +20,7 @@ CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) -Isrc
 LDFLAGS += $(SANFLAGS) $(filter -O% -flto%,$(CFLAGS))
 LDLIBS  += -lm -lelf -ldw
 
-LAYERS  := util isa guest uarch pmu kernel unwind machine perfdata tools
+LAYERS  := util isa guest uarch pmu kernel unwind machine perfdata analysis tools
 SRCS    := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 LIBSRCS := $(filter-out src/tools/main.c,$(SRCS))
 OBJS    := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))
@@ -65,8 +65,8 @@ FUZZ_PERFDATA := $(wildcard src/util/*.c src/perfdata/*.c)
 FUZZ_ATTR  := $(FUZZ_ISA) $(wildcard src/pmu/*.c src/kernel/*.c) src/guest/phys.c src/tools/events.c
 FUZZ_UNWIND := $(wildcard src/util/*.c src/unwind/*.c)
 FUZZ_GPERF := $(FUZZ_GUEST) src/kernel/perf.c src/kernel/perf_aux.c src/kernel/perf_regs.c src/machine/guest_perf.c
-FUZZ_ITRACE := $(FUZZ_ISA) src/tools/itrace.c
-FUZZ_SYMBOLS := $(FUZZ_PERFDATA) src/guest/kimage.c src/tools/symbols.c
+FUZZ_ITRACE := $(FUZZ_ISA) src/analysis/itrace.c
+FUZZ_SYMBOLS := $(FUZZ_PERFDATA) src/guest/kimage.c src/analysis/symbols.c
 FUZZ_HDRS  := $(wildcard src/*/*.h src/*/*.def)
 
 fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode build/fuzz/fuzz_perfdata build/fuzz/fuzz_attr \

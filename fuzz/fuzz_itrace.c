@@ -1,11 +1,11 @@
-/* libFuzzer harness for the trace decoder (tools/itrace.c): the input is a
+/* libFuzzer harness for the trace decoder (analysis/itrace.c): the input is a
  * code image and a packet stream. Byte 0 picks the piece size the stream is
  * fed in (1..64) and byte 1 the code size in words (0..255); then come the
  * code words (little-endian, at CODE_BASE, pid 1) and the stream. The
  * decoder promises to take any bytes: it must not crash, read outside the
  * code it was given, loop forever on a huge n, or hand out a block that
  * leaves the code; every error needs a message. */
-#include "tools/itrace.h"
+#include "analysis/itrace.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

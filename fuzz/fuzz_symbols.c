@@ -1,11 +1,11 @@
 /* libFuzzer harness for the symbol tables of the analysis commands
- * (src/tools/symbols.c): the bytes are the ELF file a perf.data MMAP record
+ * (src/analysis/symbols.c): the bytes are the ELF file a perf.data MMAP record
  * names (any machine type, as a recorded file may name anything), read
  * through an in-memory file. Each input gets a fresh machine; addresses across
  * the mapping, and the addresses the input's own symbols give, are resolved as
  * code and as data, and their instruction words and source lines read. Every
  * symbol returned must contain the address it was asked for. */
-#include "tools/symbols.h"
+#include "analysis/symbols.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * not wrapped is recognised as one the counter does not account for and
  * ignored. ProfileMe events take both counters and are scheduled alone. */
 #include "kernel/alpha_pmu.h"
-#include "perfdata/pm_raw.h"
+#include "uapi/pm_raw.h"
 #include "isa/isa.h"
 #include <errno.h>
 #include <stdlib.h>

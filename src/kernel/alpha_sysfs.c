@@ -7,7 +7,7 @@
  * alike, and two ProfileMe events could only take turns). */
 #include "kernel/alpha_sysfs.h"
 #include "kernel/trace_pmu.h"
-#include "perfdata/pm_raw.h"
+#include "uapi/pm_raw.h"
 #include <string.h>
 
 /* The format strings are written from the pm_raw.h masks at compile time

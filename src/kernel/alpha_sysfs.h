@@ -3,7 +3,7 @@
  * format/ attributes PMU_FORMAT_ATTR writes and the events/ attributes
  * PMU_EVENT_ATTR_STRING writes), file by file with each file's exact content.
  * The Alpha `cpu` PMU's description follows the driver's config bits
- * (perfdata/pm_raw.h); tools parse cpu/.../ events from it as perf's pmu.c
+ * (uapi/pm_raw.h); tools parse cpu/.../ events from it as perf's pmu.c
  * parses the files, and a guest view of /sys can serve the same bytes. */
 #ifndef KERNEL_ALPHA_SYSFS_H
 #define KERNEL_ALPHA_SYSFS_H

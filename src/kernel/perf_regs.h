@@ -1,10 +1,8 @@
-/* Register sampling for Alpha: the uapi enum (arch/alpha/include/uapi/asm/
- * perf_regs.h as the seed adds it) and the kernel's perf_regs contract
+/* Register sampling for Alpha: the kernel's perf_regs contract
  * (include/linux/perf_regs.h): perf_reg_validate, perf_reg_value,
- * perf_reg_abi. Indices equal the hardware and DWARF register numbers: R0..R28
- * are $0..$28, GP $29, SP $30, and PC takes the slot of $31 (always zero, so
- * never worth sampling). r9-r15 live in switch_stack, not in pt_regs, so a
- * mask naming them is refused and their slots read 0.
+ * perf_reg_abi, over the uapi indices of uapi/perf_regs.h. r9-r15 live in
+ * switch_stack, not in pt_regs, so a mask naming them is refused and their
+ * slots read 0.
  *
  * The core's view of a frame (Linux's struct pt_regs plus what user_mode()
  * and user_stack_pointer() say of it) is struct perf_regs: the machine fills
@@ -14,22 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-enum perf_event_alpha_regs {
-  PERF_REG_ALPHA_R0 = 0,
-  PERF_REG_ALPHA_R9 = 9,         /* r9..r15 (s0..s5, fp): switch_stack, refused */
-  PERF_REG_ALPHA_R15 = 15,
-  PERF_REG_ALPHA_R26 = 26,       /* ra */
-  PERF_REG_ALPHA_R28 = 28,
-  PERF_REG_ALPHA_GP = 29,
-  PERF_REG_ALPHA_SP = 30,
-  PERF_REG_ALPHA_PC = 31,
-  PERF_REG_ALPHA_MAX = 32,
-};
-
-/* The bits of r9..r15, and every register a mask may name. */
-#define PERF_REG_ALPHA_SWITCH_STACK_MASK (0x7full << PERF_REG_ALPHA_R9)
-#define PERF_REG_ALPHA_MASK (((1ull << PERF_REG_ALPHA_MAX) - 1) & ~PERF_REG_ALPHA_SWITCH_STACK_MASK)
+#include "uapi/perf_regs.h"
 
 /* One frame as the core samples it. abi is PERF_SAMPLE_REGS_ABI_64, or
  * PERF_SAMPLE_REGS_ABI_NONE when there is no frame (a kernel thread, or a

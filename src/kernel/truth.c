@@ -4,7 +4,7 @@
  * those registers (kernel/alpha_pmu.c status_of), so that each dcpi status
  * column has its exact counterpart. */
 #include "kernel/truth.h"
-#include "perfdata/pm_raw.h"
+#include "uapi/pm_raw.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

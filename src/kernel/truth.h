@@ -1,4 +1,4 @@
-/* Ground truth per instruction (perfdata/pm_truth.h): a kernel-layer facility
+/* Ground truth per instruction (uapi/pm_truth.h): a kernel-layer facility
  * like the sim/ PMU, which the machine feeds with every fate of its timing
  * models while a tool has it enabled, and which the tool reads at the end.
  * Counts are keyed by (pid, pc, mode) in an open-addressing table: no
@@ -7,7 +7,7 @@
  * have reported for it (HRM I_STAT / PCTR_CTL, dcpiprofileme's attributes). */
 #ifndef KERNEL_TRUTH_H
 #define KERNEL_TRUTH_H
-#include "perfdata/pm_truth.h"
+#include "uapi/pm_truth.h"
 #include "uarch/uarch.h"
 #include <stdbool.h>
 #include <stddef.h>

@@ -62,7 +62,7 @@ void machine_progress(const struct machine *m, struct machine_progress *p);
 /* Exact ground truth, summed over the CPUs; false when not timed. */
 bool machine_sim_stats(const struct machine *m, struct ev67_stats *s, uint64_t *cycles);
 
-/* Ground truth per instruction (kernel/truth.h, perfdata/pm_truth.h): from
+/* Ground truth per instruction (kernel/truth.h, uapi/pm_truth.h): from
  * the call on, every fate of every CPU is counted by (pid, pc, mode), with
  * the ProfileMe status the sampler would have reported for it. Returns 0,
  * -EOPNOTSUPP when not timed, or -ENOMEM. */

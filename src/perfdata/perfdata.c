@@ -10,7 +10,7 @@
  * (write_* / process_* of each feature, perf_file_header), util/evsel.c
  * (evsel__parse_sample, evsel__name), util/evlist.c (id_pos/is_pos). */
 #include "perfdata/perfdata.h"
-#include "perfdata/pm_truth.h"
+#include "uapi/pm_truth.h"
 #include "util/err.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "uarch/uarch.h"
+#include "uapi/ev67_regs.h"
 
 /* IPR indices (HW_MFPR/HW_MTPR, HRM Table 5-1). PCTX is 0x40..0x5F: index bits
  * [4:0] select the fields a write updates; bit 3 selects PPCE (HRM Table 5-13). */
@@ -31,29 +32,9 @@
 #define EV67_IPR_PCTX        0x40
 #define EV67_PCTX_SEL_PPCE   0x08
 
-/* PCTR_CTL (HRM Fig. 5-25, Table 5-15):
- *  63      48 47        28  27   26  25         6  5   4   3:2  1   0
- * | SEXT[47] | PCTR0[19:0] |PMS |PMK | PCTR1[19:0] | 0 |SL0| SL1 |VAL|TAK| */
-#define EV67_PCTR0_SHIFT        28
-#define EV67_PCTR1_SHIFT        6
-#define EV67_PCTR_MASK          0xFFFFFu          /* 20-bit counters */
-#define EV67_PCTR_PM_STALLED    (1ull << 27)
-#define EV67_PCTR_PM_KILLED_BM  (1ull << 26)
-#define EV67_PCTR_SL0           (1ull << 4)       /* 1 = ProfileMe */
-#define EV67_PCTR_SL1_SHIFT     2
-#define EV67_PCTR_VAL           (1ull << 1)
-#define EV67_PCTR_TAK           (1ull << 0)
-/* Legal write ranges (HRM 6.10.2.1). */
+/* Legal write ranges of the PCTR_CTL counters (HRM 6.10.2.1). */
 #define EV67_PCTR0_WRITE_MAX    ((1u << 20) - 16)
 #define EV67_PCTR1_WRITE_MAX    ((1u << 20) - 4)
-
-/* I_STAT ProfileMe fields (HRM Fig. 5-23, Table 5-12). */
-#define EV67_I_STAT_MIS         (1ull << 40)
-#define EV67_I_STAT_TRP         (1ull << 39)
-#define EV67_I_STAT_LSO         (1ull << 38)
-#define EV67_I_STAT_TT_SHIFT    34                /* TRAP_TYPE[3:0] at [37:34] */
-#define EV67_I_STAT_ICM         (1ull << 33)
-#define EV67_I_STAT_OVR_SHIFT   30                /* OVR[2:0] at [32:30] */
 
 /* PC[1:0] at [30:29] in ISUM, HW_INT_CLR (W1C) and IER_CM (PCEN). */
 #define EV67_PC0                (1ull << 29)

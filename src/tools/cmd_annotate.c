@@ -6,13 +6,16 @@
  * killed, mispredict, trap, DTB miss, unaligned, Icache miss), as DCPI's
  * dcpilist does. Without SYMBOL, every sampled symbol, hottest first. With
  * the exact counts of `record --truth`, each line and each symbol also get
- * the exact count, the sampled estimate and its 95% interval (tools/exact.h). */
+ * the exact count, the sampled estimate and its 95% interval (analysis/exact.h). */
 #include "tools/commands.h"
-#include "tools/session.h"
-#include "tools/itrace_session.h"
-#include "tools/exact.h"
+#include "analysis/session.h"
+#include "analysis/itrace_session.h"
+#include "tools/itrace_args.h"
+#include "analysis/exact.h"
 #include "isa/disasm.h"
 #include "util/err.h"
+#include "analysis/hist.h"
+#include "analysis/pm_status.h"
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -28,11 +28,13 @@
  * after it) gets the cycles it holds up; "lat" is its mean latency per
  * sample. docs/trace-tools.md states it. */
 #include "tools/commands.h"
-#include "tools/itrace_session.h"
+#include "analysis/itrace_session.h"
 #include "isa/disasm.h"
 #include "isa/isa.h"
-#include "perfdata/pm_truth.h"
+#include "uapi/pm_truth.h"
 #include "util/err.h"
+#include "analysis/hist.h"
+#include "analysis/pm_status.h"
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -7,10 +7,13 @@
  * samples, then address. -x SEP writes CSV (RFC 4180 quoting) with a header
  * row; instructions are named by their link-time address (objdump's). */
 #include "tools/commands.h"
-#include "tools/session.h"
-#include "tools/exact.h"
+#include "analysis/session.h"
+#include "analysis/exact.h"
 #include "isa/disasm.h"
 #include "util/err.h"
+#include "analysis/hist.h"
+#include "util/strlist.h"
+#include "analysis/pm_status.h"
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -5,9 +5,10 @@
  * stacks FlameGraph's flamegraph.pl and speedscope read ("comm;caller;...;
  * callee COUNT", as stackcollapse-perf.pl writes them: "[dso]" for a frame
  * without a symbol). Stacks are the ones report -g sees (cc_sample_frames). */
-#include "tools/callchain.h"
+#include "analysis/callchain.h"
 #include "tools/commands.h"
 #include "util/err.h"
+#include "analysis/hist.h"
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -8,8 +8,11 @@
  * as comment lines. Data addresses resolve to object symbols ("buf+0x18")
  * through sym_resolve_data. Column minimum widths are perf's. */
 #include "tools/commands.h"
-#include "tools/session.h"
+#include "analysis/session.h"
 #include "util/err.h"
+#include "analysis/hist.h"
+#include "util/strlist.h"
+#include "analysis/datasrc.h"
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

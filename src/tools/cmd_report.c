@@ -5,12 +5,15 @@
  * unresolved symbols print as "[.] 0x<16 hex digits>" of the map-relative
  * address (and widen Symbol to 22, Shared Object to 16), the last column is
  * not padded when it is the symbol. Events without samples are skipped. */
-#include "tools/callchain.h"
+#include "analysis/callchain.h"
 #include "tools/commands.h"
-#include "tools/dump.h"
-#include "tools/session.h"
-#include "tools/itrace_session.h"
+#include "analysis/dump.h"
+#include "analysis/session.h"
+#include "analysis/itrace_session.h"
+#include "tools/itrace_args.h"
 #include "util/err.h"
+#include "analysis/hist.h"
+#include "util/strlist.h"
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

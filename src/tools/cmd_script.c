@@ -6,15 +6,18 @@
  * file samples it. -D dumps every record as perf's dump mode does (file
  * offset, type, size, hex bytes, decoded fields) and decodes the ProfileMe
  * raw payload by register field and status name. */
-#include "tools/callchain.h"
+#include "analysis/callchain.h"
 #include "tools/commands.h"
-#include "tools/dump.h"
-#include "tools/session.h"
-#include "tools/perf_regs.h"
-#include "tools/itrace_session.h"
+#include "analysis/dump.h"
+#include "analysis/session.h"
+#include "analysis/reg_names.h"
+#include "analysis/itrace_session.h"
+#include "tools/itrace_args.h"
 #include "isa/disasm.h"
-#include "pmu/ev67_pmu.h"
 #include "util/err.h"
+#include "util/strlist.h"
+#include "analysis/datasrc.h"
+#include "analysis/pm_status.h"
 #include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>

@@ -11,7 +11,7 @@
 #include "tools/fallback.h"
 #include "tools/spawn.h"
 #include "kernel/sim_pmu.h"
-#include "perfdata/pm_raw.h"
+#include "uapi/pm_raw.h"
 #include "util/err.h"
 #include <errno.h>
 #include <getopt.h>

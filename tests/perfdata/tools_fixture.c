@@ -22,7 +22,7 @@
 #include "guest/kimage.h"
 #include "isa/isa.h"
 #include "perfdata/perfdata.h"
-#include "perfdata/pm_raw.h"
+#include "uapi/pm_raw.h"
 #include "pmu/ev67_pmu.h"
 #include <fcntl.h>
 #include <gelf.h>

@@ -11,7 +11,7 @@
 #include "guest/phys.h"
 #include "kernel/alpha_pmu.h"
 #include "kernel/perf.h"
-#include "perfdata/pm_raw.h"
+#include "uapi/pm_raw.h"
 #include <errno.h>
 #include <string.h>
 

@@ -9,8 +9,9 @@
  * gives them to our report and to perf's). */
 #include "check.h"
 #include "perfdata/perfdata.h"
-#include "tools/callchain.h"
-#include "tools/session.h"
+#include "analysis/callchain.h"
+#include "analysis/hist.h"
+#include "analysis/session.h"
 #include "util/err.h"
 #include <stdlib.h>
 #include <string.h>

@@ -15,8 +15,8 @@
 #include "check.h"
 #include "guest/os.h"
 #include "guest/shadow.h"
-#include "tools/callchain.h"
-#include "tools/dwarf_unwind.h"
+#include "analysis/callchain.h"
+#include "analysis/dwarf_unwind.h"
 #include "util/err.h"
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include "guest/phys.h"
 #include "kernel/alpha_pmu.h"
 #include "kernel/alpha_sysfs.h"
-#include "perfdata/pm_raw.h"
+#include "uapi/pm_raw.h"
 #include "tools/events.h"
 #include <errno.h>
 #include <string.h>

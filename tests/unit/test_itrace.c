@@ -19,9 +19,9 @@
 #include "isa/isa.h"
 #include "machine/machine.h"
 #include "pmu/trace_unit.h"
-#include "tools/itrace.h"
-#include "tools/itrace_session.h"
-#include "perfdata/pm_truth.h"
+#include "analysis/itrace.h"
+#include "analysis/itrace_session.h"
+#include "uapi/pm_truth.h"
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>

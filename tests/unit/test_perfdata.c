@@ -15,7 +15,7 @@
  * repository root, as tests/run-all.sh does). */
 #include "check.h"
 #include "perfdata/perfdata.h"
-#include "perfdata/pm_raw.h"
+#include "uapi/pm_raw.h"
 #include "util/err.h"
 #include <fcntl.h>
 #include <gelf.h>

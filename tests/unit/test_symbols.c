@@ -5,7 +5,7 @@
  * lazy-binding value the link editor stored in each .rela.plt entry's GOT
  * slot, which is the address of that relocation's own PLT entry. */
 #include "check.h"
-#include "tools/symbols.h"
+#include "analysis/symbols.h"
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>

@@ -5,11 +5,11 @@
 #include "check.h"
 #include "kernel/truth.h"
 #include "perfdata/perfdata.h"
-#include "perfdata/pm_raw.h"
-#include "perfdata/pm_truth.h"
+#include "uapi/pm_raw.h"
+#include "uapi/pm_truth.h"
 #include "util/err.h"
 #include "util/stats.h"
-#include "tools/exact.h"
+#include "analysis/exact.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

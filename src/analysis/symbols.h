@@ -10,8 +10,8 @@
  * ELF's link-time addresses (`vaddr`); perf prints unresolved user addresses
  * as the map-relative `addr` = ip - map start + pgoff. Every pointer returned
  * stays valid until sym_machine_destroy(). */
-#ifndef TOOLS_SYMBOLS_H
-#define TOOLS_SYMBOLS_H
+#ifndef ANALYSIS_SYMBOLS_H
+#define ANALYSIS_SYMBOLS_H
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -87,5 +87,9 @@ bool sym_dso_insn(struct sym_dso *dso, uint64_t vaddr, uint32_t *word);
 /* Source file and line of link-time address vaddr from DWARF. Returns true
  * and sets *file (full path as compiled) and *line, or false. */
 bool sym_dso_srcline(struct sym_dso *dso, uint64_t vaddr, const char **file, unsigned *line);
+
+/* perf's Symbol column for a sampled address: "[L] name", or "[L] 0x<16 hex
+ * digits>" of the map-relative addr when sym is NULL (L: sym_loc's level). */
+void sym_column(char level, const struct sym_symbol *sym, uint64_t addr, char *buf, size_t len);
 
 #endif

@@ -1,6 +1,6 @@
 /* Estimates against exact counts; see exact.h. */
-#include "tools/exact.h"
-#include "perfdata/pm_raw.h"
+#include "analysis/exact.h"
+#include "uapi/pm_raw.h"
 #include "util/err.h"
 #include "util/stats.h"
 #include <math.h>

@@ -5,10 +5,10 @@
  * files the MMAP2 records seen so far name, and hands every decoded block
  * and every error to the caller with its time in perf's clock. Nothing here
  * prints. */
-#ifndef TOOLS_ITRACE_SESSION_H
-#define TOOLS_ITRACE_SESSION_H
-#include "tools/itrace.h"
-#include "tools/session.h"
+#ifndef ANALYSIS_ITRACE_SESSION_H
+#define ANALYSIS_ITRACE_SESSION_H
+#include "analysis/itrace.h"
+#include "analysis/session.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -75,19 +75,5 @@ int itrace_counts_add(struct itrace_counts *c, const struct itrace_block *b);
 /* The per-instruction counts, sorted by pid then pc (valid until destroy). */
 struct itrace_pc_count { uint32_t pid; uint64_t pc, n; };
 const struct itrace_pc_count *itrace_counts_get(struct itrace_counts *c, size_t *n);
-
-/* For --itrace in script/report/annotate: when argv has --itrace[=OPTS], or
- * auto_opts is not NULL and the input has a trace, converts the input (-i
- * FILE, --input[=]FILE, default perf.data) into a temporary file of samples
- * (as inject --itrace does) and rewrites argv (a new array, to free) to read
- * it, without the --itrace option. *tmp gets the path to remove after the
- * command (NULL when nothing was done). Returns 0, or an exit status after a
- * message on stderr (this is the tools' front end, in cmd_inject.c). */
-int itrace_args_inject(const char *cmd, int *argc, char ***argv, char **tmp, const char *auto_opts);
-/* Whether the file holds an AUXTRACE_INFO record (an instruction trace). */
-bool itrace_file_has_trace(const char *path);
-
-/* Converts in into out, the trace as ordinary samples (cmd_inject.c). */
-int itrace_inject_file(const char *in, const char *out, const struct itrace_opts *o, bool quiet);
 
 #endif

@@ -10,8 +10,8 @@
  * PC and the reason; after one the decoder drops sync and resumes at the
  * next PSB, as perf's decoders do. Code is read through a callback (the tools
  * read it from the ELF files MMAP2 records name). Nothing here prints. */
-#ifndef TOOLS_ITRACE_H
-#define TOOLS_ITRACE_H
+#ifndef ANALYSIS_ITRACE_H
+#define ANALYSIS_ITRACE_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* x86-64 DWARF unwinding through libdwfl; see unwind_x86.h. */
-#include "tools/unwind_x86.h"
+#include "analysis/unwind_x86.h"
 #include "util/err.h"
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>

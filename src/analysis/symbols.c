@@ -6,7 +6,7 @@
  * choose_best_symbol, zero sizes extended to the next symbol. Data objects
  * are kept in a second table for data addresses. PLT entries are synthesized
  * as perf does (add_plt_symbols). */
-#include "tools/symbols.h"
+#include "analysis/symbols.h"
 #include "guest/kimage.h"
 #include "perfdata/perfdata.h"
 #include "util/err.h"
@@ -838,4 +838,11 @@ bool sym_dso_srcline(struct sym_dso *dso, uint64_t vaddr, const char **file, uns
   *file = e->file;
   *line = e->line;
   return e->state == 1;
+}
+
+void sym_column(char level, const struct sym_symbol *sym, uint64_t addr, char *buf, size_t len)
+{
+  if (sym) snprintf(buf, len, "[%c] %s", level, sym->name);
+  else if (!addr) snprintf(buf, len, "[%c] %016" PRIx64, level, addr);   /* perf's "%-#.*llx": no 0x for 0 */
+  else snprintf(buf, len, "[%c] 0x%016" PRIx64, level, addr);
 }

@@ -1,9 +1,9 @@
 /* The tool's Alpha register table (tools/perf/arch/<arch>/util/perf_regs.c):
- * the names of the uapi indices (kernel/perf_regs.h) as the seed names them,
+ * the names of the uapi indices (uapi/perf_regs.h) as the seed names them,
  * r0..r28, gp, sp, pc, for --user-regs / --intr-regs and for printing
  * sampled registers. */
-#ifndef TOOLS_PERF_REGS_H
-#define TOOLS_PERF_REGS_H
+#ifndef ANALYSIS_REG_NAMES_H
+#define ANALYSIS_REG_NAMES_H
 #include <stdint.h>
 #include <stdio.h>
 

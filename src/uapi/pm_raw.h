@@ -5,8 +5,8 @@
  * lands 8-byte aligned in the record, and 4 + sizeof = 56 bytes is a multiple
  * of 8 (no pad bytes). Readers must check version and size. docs/profileme-raw.md
  * documents every field. */
-#ifndef PM_RAW_H
-#define PM_RAW_H
+#ifndef UAPI_PM_RAW_H
+#define UAPI_PM_RAW_H
 #include <stdint.h>
 
 #define PM_RAW_VERSION 1

@@ -1,8 +1,8 @@
 /* The one place that picks a user-stack unwinder by architecture; see
  * cc_unwinder_for in callchain.h. */
-#include "tools/callchain.h"
-#include "tools/unwind_alpha.h"
-#include "tools/unwind_x86.h"
+#include "analysis/callchain.h"
+#include "analysis/unwind_alpha.h"
+#include "analysis/unwind_x86.h"
 #include <string.h>
 
 static void x86_destroy(void *ctx) { unwind_x86_destroy(ctx); }

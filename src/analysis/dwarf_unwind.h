@@ -1,9 +1,9 @@
 /* The user call chain of a sample recorded with --call-graph dwarf: its
  * user registers and stack dump unwound by the DWARF unwinder
  * (unwind/unwind.h), with the mappings the session's MMAP2 records gave. */
-#ifndef TOOLS_DWARF_UNWIND_H
-#define TOOLS_DWARF_UNWIND_H
-#include "tools/session.h"
+#ifndef ANALYSIS_DWARF_UNWIND_H
+#define ANALYSIS_DWARF_UNWIND_H
+#include "analysis/session.h"
 #include "unwind/unwind.h"
 #include <stdbool.h>
 

@@ -7,7 +7,7 @@
  * for a syscall ASYNC (another ASYNC may end on callsys too: the unit
  * reports a system call by what it led to, e.g. a signal's delivery). A mismatch means the trace and the code disagree
  * (wrong binary, lost bytes, corrupt data): an error, and sync is dropped. */
-#include "tools/itrace.h"
+#include "analysis/itrace.h"
 #include "isa/isa.h"
 #include <inttypes.h>
 #include <stdarg.h>

@@ -7,9 +7,9 @@
  * callchain_node radix tree, kept as a trie and compressed when printed)
  * prints in perf report's graph and folded formats. Nothing here prints to
  * stdout except the cc_print_* functions, which write to the FILE given. */
-#ifndef TOOLS_CALLCHAIN_H
-#define TOOLS_CALLCHAIN_H
-#include "tools/session.h"
+#ifndef ANALYSIS_CALLCHAIN_H
+#define ANALYSIS_CALLCHAIN_H
+#include "analysis/session.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,7 +41,7 @@ struct cc_unwinder {
 
 /* The unwinder for the file's architecture (its "arch" header feature):
  * x86-64 through elfutils (unwind_x86.h); the Alpha DWARF unwinder plugs in
- * here (src/tools/unwinders.c), and the commands need no change. Returns
+ * here (src/analysis/unwinders.c), and the commands need no change. Returns
  * false, with *uw zeroed, when the architecture has none or on ENOMEM. */
 bool cc_unwinder_for(struct session *s, struct cc_unwinder *uw);
 /* Frees what cc_unwinder_for made (a zeroed one is fine). */

@@ -3,8 +3,9 @@
  * buffer that starts past where the last one ended is a gap (data the tool
  * never copied, e.g. a TRUNCATED AUX buffer), one that starts before it a
  * new stream (snapshots overlap): both resync at the next PSB. */
-#include "tools/itrace_session.h"
+#include "analysis/itrace_session.h"
 #include "util/err.h"
+#include "analysis/hist.h"
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -5,9 +5,9 @@
  * set_initial_registers from its regs_user, one Dwfl per process kept for
  * the whole pass (perf builds one per sample). Files of other architectures
  * get no user frames from it. */
-#ifndef TOOLS_UNWIND_X86_H
-#define TOOLS_UNWIND_X86_H
-#include "tools/callchain.h"
+#ifndef ANALYSIS_UNWIND_X86_H
+#define ANALYSIS_UNWIND_X86_H
+#include "analysis/callchain.h"
 
 struct unwind_x86;
 /* NULL on ENOMEM. */

@@ -1,8 +1,8 @@
 /* The Alpha user-stack unwinder for the analysis commands: src/unwind's
  * DWARF CFI unwinder over a sample's user registers and stack dump
  * (tools/dwarf_unwind.h), behind the callchain interface (cc_unwinder). */
-#include "tools/unwind_alpha.h"
-#include "tools/dwarf_unwind.h"
+#include "analysis/unwind_alpha.h"
+#include "analysis/dwarf_unwind.h"
 #include "util/err.h"
 #include <stdlib.h>
 

@@ -1,8 +1,10 @@
 /* Call chains and call trees; see callchain.h. The printing follows
  * tools/perf/ui/stdio/hist.c of Linux 6.1 (callchain__fprintf_graph and
  * its helpers) character for character. */
-#include "tools/callchain.h"
+#include "analysis/callchain.h"
 #include "util/err.h"
+#include "analysis/hist.h"
+#include "util/strlist.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

@@ -2,10 +2,11 @@
  * report share: each record's file offset, type and size, its bytes in hex
  * and ASCII, the time stamp, and its decoded fields; a sample's ProfileMe raw
  * payload decoded by register field and status name. */
-#include "tools/dump.h"
-#include "tools/itrace.h"
-#include "tools/perf_regs.h"
-#include "pmu/ev67_pmu.h"
+#include "analysis/dump.h"
+#include "analysis/itrace.h"
+#include "analysis/reg_names.h"
+#include "uapi/ev67_regs.h"
+#include "analysis/pm_status.h"
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>

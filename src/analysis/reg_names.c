@@ -1,6 +1,6 @@
 /* The tool's Alpha register table; see perf_regs.h. */
-#include "tools/perf_regs.h"
-#include "kernel/perf_regs.h"
+#include "analysis/reg_names.h"
+#include "uapi/perf_regs.h"
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

@@ -1,5 +1,5 @@
 /* Unwinding recorded samples (tools/dwarf_unwind.h). */
-#include "tools/dwarf_unwind.h"
+#include "analysis/dwarf_unwind.h"
 #include <string.h>
 
 struct map_ctx { struct session *s; uint32_t pid; };

@@ -13,10 +13,10 @@
  * k and K become effective sample sizes (sum p)^2 / sum p^2 (Kish), and the
  * interval is scaled so that it surrounds the estimate. docs/profiling.md
  * states it. */
-#ifndef TOOLS_EXACT_H
-#define TOOLS_EXACT_H
+#ifndef ANALYSIS_EXACT_H
+#define ANALYSIS_EXACT_H
 #include "perfdata/perfdata.h"
-#include "perfdata/pm_truth.h"
+#include "uapi/pm_truth.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -17,8 +17,8 @@
  *   per entry: u64 pc; s32 pid; u32 flags (PM_TRUTH_KERNEL); u64 mask (bit i:
  *   counter i present, non-zero); u64 counts[popcount(mask)], in index order.
  * docs/profiling.md describes it. */
-#ifndef PM_TRUTH_H
-#define PM_TRUTH_H
+#ifndef UAPI_PM_TRUTH_H
+#define UAPI_PM_TRUTH_H
 #include <stdint.h>
 
 #define PM_TRUTH_VERSION 1

@@ -1,9 +1,9 @@
 /* perf's dump mode (-D, --dump-raw-trace) for script and report: every
  * record as perf prints it (util/session.c dump_event, dump_sample and the
  * record types' fprintf functions), to stdout. */
-#ifndef TOOLS_DUMP_H
-#define TOOLS_DUMP_H
-#include "tools/session.h"
+#ifndef ANALYSIS_DUMP_H
+#define ANALYSIS_DUMP_H
+#include "analysis/session.h"
 
 /* Called after a sample's dump (perf script adds its line there). */
 typedef void (*dump_fn)(void *ctx, struct session *s, const struct session_rec *r);
