@@ -4,6 +4,7 @@
  * hands out (AUXTRACE payloads and AUX records included). The reader promises to take any bytes: a crash, a sanitizer
  * report or an out-of-table error code here is a reader bug. */
 #include "perfdata/perfdata.h"
+#include "perfdata/records.h"
 #include "util/err.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,6 +51,20 @@ static void aux_records(const struct perf_event_header *rec)
   check_err(err, msg);
 }
 
+/* The side-band records: read, their strings touched up to the NUL. */
+static void side_band(const struct perf_event_header *rec)
+{
+  struct pd_mmap_rec m;
+  struct pd_comm_rec c;
+  struct pd_task_rec t;
+  uint64_t id, lost;
+  if (pd_read_mmap(rec, &m)) touch(m.filename, strlen(m.filename) + 1);
+  if (pd_read_comm(rec, &c)) touch(c.comm, strlen(c.comm) + 1);
+  (void)pd_read_task(rec, &t);
+  (void)pd_read_lost(rec, &id, &lost);
+  (void)pd_read_lost_samples(rec, &lost);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   uint64_t *buf = malloc(size / 8 * 8 + 8);
@@ -75,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     touch(rec, rec->size);
     pd_record_event(r, rec);
     aux_records(rec);
+    side_band(rec);
     if (rec->type != PERF_RECORD_SAMPLE) continue;
     struct pd_sample s;
     msg[0] = '\0';

@@ -3,6 +3,7 @@
  * events; our recorder writes them in time order already), else in file
  * order. */
 #include "analysis/session.h"
+#include "perfdata/records.h"
 #include "util/err.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -99,8 +100,9 @@ static int one_record(struct session *s, const struct perf_event_header *h, uint
     rec.sample = &smp;
     sym_resolve(s->m, smp.pid, smp.cpumode, smp.ip, &rec.loc);
   } else {
-    if (h->type == PERF_RECORD_LOST && h->size >= 24) { s->lost_events += rd64((const char *)h + 16); s->nr_lost++; }
-    if (h->type == PERF_RECORD_LOST_SAMPLES && h->size >= 16) s->lost += rd64((const char *)h + 8);
+    uint64_t id, n;
+    if (pd_read_lost(h, &id, &n)) { s->lost_events += n; s->nr_lost++; }
+    if (pd_read_lost_samples(h, &n)) s->lost += n;
     int e = sym_machine_record(s->m, h);
     if (e) {
       snprintf(s->err, sizeof s->err, "%s record at offset %#" PRIx64 " (size %u): %s",

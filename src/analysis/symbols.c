@@ -9,6 +9,7 @@
 #include "analysis/symbols.h"
 #include "guest/kimage.h"
 #include "perfdata/perfdata.h"
+#include "perfdata/records.h"
 #include "util/err.h"
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -602,47 +603,31 @@ void sym_machine_destroy(struct sym_machine *m)
   free(m);
 }
 
-/* Copies a NUL-terminated string that ends inside [s, end) into buf. Returns
- * false when there is no NUL before end. */
-static bool record_string(const char *s, const char *end, char *buf, size_t len)
+static int on_mmap(struct sym_machine *m, const struct perf_event_header *rec)
 {
-  size_t n = 0;
-  while (s + n < end && s[n]) n++;
-  if (s + n >= end) return false;
-  snprintf(buf, len, "%.*s", (int)n, s);
-  return true;
-}
-
-static int on_mmap(struct sym_machine *m, const struct perf_event_header *rec, bool v2)
-{
-  const char *b = (const char *)rec, *end = b + rec->size;
-  size_t name_off = v2 ? 72 : 40;
-  uint32_t pid;
-  uint64_t v[3];
+  struct pd_mmap_rec mm;
+  if (!pd_read_mmap(rec, &mm)) return PM_ECORRUPT;
   char path[4096];
-  if (rec->size < name_off + 1 || !record_string(b + name_off, end, path, sizeof path)) return PM_ECORRUPT;
-  memcpy(&pid, b + 8, 4);
-  memcpy(v, b + 16, 24);
+  snprintf(path, sizeof path, "%s", mm.filename);
   uint16_t mode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-  if (pid == UINT32_MAX || mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL)
+  if (mm.pid == UINT32_MAX || mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL)
     return 0;   /* the kernel resolves through the kernel image */
-  struct proc *p = proc_get(m, pid, true);
+  struct proc *p = proc_get(m, mm.pid, true);
   struct sym_dso *dso = dso_get(m, path);
   if (!p || !dso) return PM_ENOMEM;
-  return maps_insert(p, (struct sym_map){ v[0], v[0] + v[1], v[2], dso });
+  return maps_insert(p, (struct sym_map){ mm.start, mm.start + mm.len, mm.pgoff, dso });
 }
 
 static int on_fork(struct sym_machine *m, const struct perf_event_header *rec)
 {
-  uint32_t v[4];   /* pid, ppid, tid, ptid */
-  if (rec->size < 24) return PM_ECORRUPT;
-  memcpy(v, (const char *)rec + 8, 16);
-  struct thread *parent = thread_get(m, v[1], v[3]), *child = thread_get(m, v[0], v[2]);
+  struct pd_task_rec f;
+  if (!pd_read_task(rec, &f)) return PM_ECORRUPT;
+  struct thread *parent = thread_get(m, f.ppid, f.ptid), *child = thread_get(m, f.pid, f.tid);
   if (!parent || !child) return PM_ENOMEM;
-  child->pid = v[0];
+  child->pid = f.pid;
   child->comm = parent->comm;
-  if (v[0] == v[1]) return 0;
-  struct proc *pp = proc_get(m, v[1], false), *cp = proc_get(m, v[0], true);
+  if (f.pid == f.ppid) return 0;
+  struct proc *pp = proc_get(m, f.ppid, false), *cp = proc_get(m, f.pid, true);
   if (!cp) return PM_ENOMEM;
   if (!pp || cp->n) return 0;
   if (maps_reserve(cp, pp->n)) return PM_ENOMEM;
@@ -651,24 +636,26 @@ static int on_fork(struct sym_machine *m, const struct perf_event_header *rec)
   return 0;
 }
 
+static int on_comm(struct sym_machine *m, const struct perf_event_header *rec)
+{
+  struct pd_comm_rec c;
+  if (!pd_read_comm(rec, &c)) return PM_ECORRUPT;
+  char comm[64];
+  snprintf(comm, sizeof comm, "%s", c.comm);
+  struct thread *t = thread_get(m, c.pid, c.tid);
+  if (!t || !(t->comm = intern(m, comm))) return PM_ENOMEM;
+  t->pid = c.pid;
+  return 0;
+}
+
 int sym_machine_record(struct sym_machine *m, const struct perf_event_header *rec)
 {
-  const char *b = (const char *)rec;
+  struct pd_task_rec x;
   switch (rec->type) {
-  case PERF_RECORD_COMM: {
-    uint32_t v[2];
-    char comm[64];
-    if (rec->size < 17 || !record_string(b + 16, b + rec->size, comm, sizeof comm)) return PM_ECORRUPT;
-    memcpy(v, b + 8, 8);
-    struct thread *t = thread_get(m, v[0], v[1]);
-    if (!t || !(t->comm = intern(m, comm))) return PM_ENOMEM;
-    t->pid = v[0];
-    return 0;
-  }
-  case PERF_RECORD_MMAP: return on_mmap(m, rec, false);
-  case PERF_RECORD_MMAP2: return on_mmap(m, rec, true);
+  case PERF_RECORD_COMM: return on_comm(m, rec);
+  case PERF_RECORD_MMAP: case PERF_RECORD_MMAP2: return on_mmap(m, rec);
   case PERF_RECORD_FORK: return on_fork(m, rec);
-  case PERF_RECORD_EXIT: return rec->size < 24 ? PM_ECORRUPT : 0;
+  case PERF_RECORD_EXIT: return pd_read_task(rec, &x) ? 0 : PM_ECORRUPT;
   default: return 0;
   }
 }

@@ -1226,7 +1226,7 @@ void perf_ctx_tick(struct perf_ctx *c, int cpu, uint32_t pid, uint32_t tid, uint
 /* Counts one software event of type config on cpu for each event that
  * takes it, and writes a sample (s, with each event's period) where a
  * period ends (perf_swevent_event). */
-static void sw_event(struct perf_ctx *c, int cpu, uint64_t config, struct perf_sample *s)
+static void do_perf_sw_event(struct perf_ctx *c, int cpu, uint64_t config, struct perf_sample *s)
 {
   if (cpu < 0 || cpu >= c->sys.ncpus) return;
   for (struct perf_event *p = c->events; p; p = p->next) {
@@ -1249,7 +1249,7 @@ void perf_sw_event(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, u
                    bool kernel)
 {
   struct perf_sample s = { .ip = pc, .pid = pid, .tid = tid, .kernel = kernel, .cpu = (uint32_t)cpu };
-  sw_event(c, cpu, config, &s);
+  do_perf_sw_event(c, cpu, config, &s);
 }
 
 void perf_sw_event_sched(struct perf_ctx *c, int cpu, uint64_t config, uint32_t pid, uint32_t tid,
@@ -1257,7 +1257,7 @@ void perf_sw_event_sched(struct perf_ctx *c, int cpu, uint64_t config, uint32_t 
 {
   struct perf_sample s = { .ip = caller->r[PERF_REG_ALPHA_PC], .pid = pid, .tid = tid, .kernel = !caller->user,
                            .cpu = (uint32_t)cpu, .regs = caller };
-  sw_event(c, cpu, config, &s);
+  do_perf_sw_event(c, cpu, config, &s);
 }
 
 /* ---- the software PMU ---- */

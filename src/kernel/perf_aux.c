@@ -165,7 +165,7 @@ static bool need_wakeup(struct perf_aux *a)
 }
 
 /* perf_event_aux_event: PERF_RECORD_AUX { u64 aux_offset, aux_size, flags }. */
-static void aux_record(struct perf_event *e, struct perf_aux *a, uint64_t offset, uint64_t size, uint64_t flags)
+static void perf_event_aux_event(struct perf_event *e, struct perf_aux *a, uint64_t offset, uint64_t size, uint64_t flags)
 {
   uint64_t v[3] = { offset, size, flags };
   a->records++;
@@ -192,7 +192,7 @@ void perf_aux_output_end(struct perf_output_handle *h, uint64_t size)
     a->head += size;
   }
   /* Only a record with something to say: OVERWRITE alone says nothing new. */
-  if (size || (h->aux_flags & ~(uint64_t)PERF_AUX_FLAG_OVERWRITE)) aux_record(h->event, a, head, size, h->aux_flags);
+  if (size || (h->aux_flags & ~(uint64_t)PERF_AUX_FLAG_OVERWRITE)) perf_event_aux_event(h->event, a, head, size, h->aux_flags);
   __atomic_store_n(&rb->user->aux_head, a->head, __ATOMIC_RELEASE);
   if (need_wakeup(a) || (h->aux_flags & PERF_AUX_FLAG_TRUNCATED)) a->wakeups++;
   h->event = NULL;

@@ -284,7 +284,7 @@ static void sched_event(struct machine *m, int cpu, uint64_t config, struct task
   perf_sw_event_sched(m->perf, cpu, config, (uint32_t)t->proc->pid, (uint32_t)t->tid, &f);
 }
 
-static void sw_event(struct machine *m, int cpu, uint64_t config, struct task *t, uint64_t pc)
+static void task_sw_event(struct machine *m, int cpu, uint64_t config, struct task *t, uint64_t pc)
 {
   if (!t) return;
   perf_sw_event(m->perf, cpu, config, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
@@ -344,7 +344,7 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
    * the pipeline drains and fetch restarts at the handler, so nothing is
    * fetched ahead across the boundary. */
   if (activity != KACT_PMU_OUTPUT) ev67_stall(c->core, 0);
-  if (activity == KACT_PAGE_FAULT) sw_event(m, c->id, PERF_COUNT_SW_PAGE_FAULTS, m->os->current, c->last_pc);
+  if (activity == KACT_PAGE_FAULT) task_sw_event(m, c->id, PERF_COUNT_SW_PAGE_FAULTS, m->os->current, c->last_pc);
   struct uarch_insn ui = { .kernel = true, .asn = 0 };
   for (size_t i = 0; i < n; i++) {
     uint64_t start = legs[i].sym->addr, end = start + legs[i].sym->size, pc = start;

@@ -17,6 +17,7 @@
 #include "guest/kimage.h"
 #include "machine/machine.h"
 #include "perfdata/perfdata.h"
+#include "perfdata/records.h"
 #include "uapi/pm_truth.h"
 #include "util/err.h"
 #include <errno.h>
@@ -63,18 +64,11 @@ static void on_sigusr2(int sig) { (void)sig; snapshot_asked = 1; }
  * the file's header (perf's build-id collection). */
 static void note_build_id(struct rec *r, const struct perf_event_header *h)
 {
-  if (h->misc & PERF_RECORD_MISC_KERNEL || h->size <= 72) return;
-  const uint8_t *p = (const uint8_t *)h;
-  uint32_t pid;
-  memcpy(&pid, p + 8, 4);
-  char path[4096];
-  size_t n = (size_t)h->size - 72;
-  if (n > sizeof path - 1) n = sizeof path - 1;
-  memcpy(path, p + 72, n);
-  path[n] = 0;
+  struct pd_mmap_rec m;
+  if (h->misc & PERF_RECORD_MISC_KERNEL || !pd_read_mmap(h, &m)) return;
   uint8_t id[20];
-  size_t len = path[0] == '/' ? pd_elf_build_id(path, id) : 0;
-  if (len) pd_writer_add_build_id(r->w, (int)pid, PERF_RECORD_MISC_USER, id, len, path);
+  size_t len = m.filename[0] == '/' ? pd_elf_build_id(m.filename, id) : 0;
+  if (len) pd_writer_add_build_id(r->w, (int)m.pid, PERF_RECORD_MISC_USER, id, len, m.filename);
 }
 
 /* Copies every complete record between data_tail and data_head of one ring
@@ -92,18 +86,17 @@ static void drain_ring(struct rec *r, struct perf_event_mmap_page *up, struct au
     for (unsigned i = 0; i < h.size; i++) r->tmp[i] = data[(off + i) & (size - 1)];
     const struct perf_event_header *rec = (const struct perf_event_header *)r->tmp;
     if (h.type == PERF_RECORD_SAMPLE) r->samples++;
-    if (h.type == PERF_RECORD_LOST) {
-      uint64_t n;
-      memcpy(&n, r->tmp + 16, 8);
+    uint64_t lost_id, lost;
+    if (pd_read_lost(rec, &lost_id, &lost)) {
       r->lost_records++;
-      r->lost_samples += n;
+      r->lost_samples += lost;
     }
     if (h.type == PERF_RECORD_MMAP2) note_build_id(r, rec);
     pd_writer_record(r->w, rec);
     if (h.type == PERF_RECORD_AUX && aux) {
       /* the dump's bytes, as record__auxtrace_mmap_read copies them */
       uint64_t before = aux->bytes;
-      aux_record(aux, r->w, rec);
+      aux_map_process_aux(aux, r->w, rec);
       r->bytes += aux->bytes - before;
     }
     r->bytes += h.size;
@@ -158,26 +151,13 @@ static void synth_kernel_mmap(struct rec *r)
   size_t nk;
   const struct ksym *ks = kimage_symbols(&nk);
   uint64_t start = KIMAGE_TEXT_BASE, end = ks[nk - 1].addr + ks[nk - 1].size;
-  uint8_t rec[256] = { 0 };
+  uint8_t rec[256];
+  struct pd_mmap_rec map = { .pid = (uint32_t)-1, .tid = 0, .start = start, .len = end - start, .pgoff = start,
+                             .prot = 5, .flags = 2, .filename = "[kernel.kallsyms]_text" };
+  struct pd_sample_id sid = { .pid = (uint32_t)-1, .id = r->id[0][0], .stream_id = r->id[0][0] };
+  size_t n = pd_build_mmap2(rec, sizeof rec, PERF_RECORD_MISC_KERNEL, &map);
+  n += pd_build_sample_id(rec + n, sizeof rec - n, r->attr[0].sample_type, &sid);
   struct perf_event_header *h = (struct perf_event_header *)rec;
-  uint32_t pidtid[2] = { (uint32_t)-1, 0 }, prot = 5, flags = 2;
-  uint64_t v[3] = { start, end - start, start };
-  memcpy(rec + 8, pidtid, 8);
-  memcpy(rec + 16, v, 24);
-  memcpy(rec + 64, &prot, 4);
-  memcpy(rec + 68, &flags, 4);
-  const char name[] = "[kernel.kallsyms]_text";
-  memcpy(rec + 72, name, sizeof name);
-  size_t n = 72 + ((sizeof name + 7) & ~(size_t)7);
-  uint64_t st = r->attr[0].sample_type, zero = 0;
-  if (st & PERF_SAMPLE_TID) { memcpy(rec + n, pidtid, 8); n += 8; }
-  if (st & PERF_SAMPLE_TIME) { memcpy(rec + n, &zero, 8); n += 8; }
-  if (st & PERF_SAMPLE_ID) { memcpy(rec + n, &r->id[0][0], 8); n += 8; }
-  if (st & PERF_SAMPLE_STREAM_ID) { memcpy(rec + n, &r->id[0][0], 8); n += 8; }
-  if (st & PERF_SAMPLE_CPU) { memcpy(rec + n, &zero, 8); n += 8; }
-  if (st & PERF_SAMPLE_IDENTIFIER) { memcpy(rec + n, &r->id[0][0], 8); n += 8; }
-  h->type = PERF_RECORD_MMAP2;
-  h->misc = PERF_RECORD_MISC_KERNEL;
   h->size = (uint16_t)n;
   pd_writer_record(r->w, h);
   r->bytes += n;
@@ -586,19 +566,12 @@ static uint64_t write_lost_samples(struct rec *r, const struct rec_opts *o)
       uint64_t v[3];   /* value, id, lost */
       if (machine_perf_read(r->m, r->fd[f], v, sizeof v) != (long)sizeof v || !v[2]) continue;
       total += v[2];
-      uint8_t rec[64] = { 0 };
+      uint8_t rec[64];
+      struct pd_sample_id sid = { .id = r->id[i][k], .stream_id = r->id[i][k],
+                                  .cpu = o->cpus[k] < 0 ? 0 : (uint32_t)o->cpus[k] };
+      size_t n = pd_build_lost_samples(rec, sizeof rec, v[2]);
+      n += pd_build_sample_id(rec + n, sizeof rec - n, r->attr[i].sample_type, &sid);
       struct perf_event_header *h = (struct perf_event_header *)rec;
-      size_t n = 16;
-      uint64_t st = r->attr[i].sample_type, zero = 0, id = r->id[i][k];
-      uint32_t cpu[2] = { o->cpus[k] < 0 ? 0 : (uint32_t)o->cpus[k], 0 };
-      memcpy(rec + 8, &v[2], 8);
-      if (st & PERF_SAMPLE_TID) { memcpy(rec + n, &zero, 8); n += 8; }
-      if (st & PERF_SAMPLE_TIME) { memcpy(rec + n, &zero, 8); n += 8; }
-      if (st & PERF_SAMPLE_ID) { memcpy(rec + n, &id, 8); n += 8; }
-      if (st & PERF_SAMPLE_STREAM_ID) { memcpy(rec + n, &id, 8); n += 8; }
-      if (st & PERF_SAMPLE_CPU) { memcpy(rec + n, cpu, 8); n += 8; }
-      if (st & PERF_SAMPLE_IDENTIFIER) { memcpy(rec + n, &id, 8); n += 8; }
-      h->type = PERF_RECORD_LOST_SAMPLES;
       h->size = (uint16_t)n;
       pd_writer_record(r->w, h);
       r->bytes += n;

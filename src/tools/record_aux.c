@@ -64,7 +64,7 @@ static int emit(struct aux_map *a, struct pd_writer *w, uint32_t cpu, uint64_t o
   return 0;
 }
 
-int aux_record(struct aux_map *a, struct pd_writer *w, const struct perf_event_header *rec)
+int aux_map_process_aux(struct aux_map *a, struct pd_writer *w, const struct perf_event_header *rec)
 {
   uint64_t off, size, flags;
   char eb[64];

@@ -42,7 +42,7 @@ struct aux_map {
 int aux_map_open(struct machine *m, int fd, struct perf_event_mmap_page *up, uint64_t data_pages, uint64_t aux_pages,
                  bool snapshot, uint64_t sample_type, struct aux_map *a);
 /* A PERF_RECORD_AUX of the event (rec: size bytes, copied out of the ring). */
-int aux_record(struct aux_map *a, struct pd_writer *w, const struct perf_event_header *rec);
+int aux_map_process_aux(struct aux_map *a, struct pd_writer *w, const struct perf_event_header *rec);
 /* Snapshot mode: copies the remembered dumps still in the area. */
 int aux_snapshot(struct aux_map *a, struct pd_writer *w);
 /* The end: the bytes held back, padded with PAD packets. */
