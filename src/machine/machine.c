@@ -3,7 +3,7 @@
  * kernel work becomes synthetic kernel-mode instructions at the PCs of the
  * synthetic kernel image (guest/kimage.h), so it costs cycles and can be
  * sampled. Interrupts (the PMU's overflow, the timer at HZ) are taken at the
- * first instruction that retires after they reach the CPU (DESIGN.md). First
+ * first instruction that retires after they reach the CPU (docs/design.md). First
  * touches of guest pages are charged as page faults.
  *
  * Kernel paths are not constant: they run through the synthetic text's mix
