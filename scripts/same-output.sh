@@ -222,8 +222,12 @@ recordings() {
   # record samples it
   rec guestperf-record "$std" record -e cycles:p -c 20011 --seed 10 -- "$G/gp_pm"
   # guest perf_event_open on the timed machine: counting, groups, signals,
-  # the ring buffer, inheritance across fork and threads on 2 CPUs
-  txt guestperf-run run --timed --cpus 2 --paranoid 1 --seed 13 -- "$G/chain" "$G/gp_count" "$G/gp_sig" "$G/gp_ring" "$G/gp_inherit"
+  # inheritance across fork and threads on 2 CPUs; the ring buffer alone
+  # (as the chain's child, ring.output_samples fails: its two events share
+  # PCTR0 and take turns at the tick, whose phase the chain moves; and after
+  # ring, inherit.prctl_enable fails in the same way)
+  txt guestperf-run run --timed --cpus 2 --paranoid 1 --seed 13 -- "$G/chain" "$G/gp_count" "$G/gp_sig" "$G/gp_inherit"
+  txt guestperf-ring run --timed --paranoid 1 --seed 13 -- "$G/gp_ring"
   # perf stat: multiplexed hardware events and the sim/ ground truth
   txt stat stat -x, --seed 14 -e cycles,instructions,cache-misses,mbox-replays,sim/cycles/,sim/instructions/,sim/branch-misses/,sim/killed/,sim/dtb-misses/ -- "$G/demo"
   # system-wide per-CPU counts over the system-call chain on 2 CPUs
@@ -270,9 +274,14 @@ for f in $(printf '%s\n' "$names" | sort -u); do
     echo "FAIL same-output/$f: first difference at byte $(first_diff "$b" "$h") (base $(stat -c %s "$b") bytes, head $(stat -c %s "$h"))"
     nfail=$((nfail + 1))
     if [[ $f == *.data ]]; then
-      # where: the records around the first difference, as HEAD's report -D
-      # dumps them
-      diff <("$tmp/bin/head" report -D -i "$b" 2>&1) <("$tmp/bin/head" report -D -i "$h" 2>&1) | head -n 8 | sed 's/^/    /'
+      # where: the first records that differ, as the head build's report -D
+      # dumps them (each file copied to one path first: the dump names it)
+      mkdir -p "$tmp/dump"
+      for s in base head; do
+        cp "$tmp/out/$s/$f" "$tmp/dump/$f"
+        "$tmp/bin/head" report -D -i "$tmp/dump/$f" >"$tmp/dump/$s.txt" 2>&1
+      done
+      diff "$tmp/dump/base.txt" "$tmp/dump/head.txt" | head -n 8 | sed 's/^/    /'
     else
       diff -- "$b" "$h" | head -n 8 | sed 's/^/    /'
     fi
