@@ -1,14 +1,25 @@
 # profileme build. `make` builds build/profileme; `make test` runs the whole suite;
-# `make bench` prints speed figures; SAN=1 builds with ASan+UBSan into build-san/.
+# `make bench` prints speed figures; SAN=1 builds with ASan+UBSan into build-san/;
+# DEBUG=1 builds at -O1 without LTO into build-debug/. SAN=1 and DEBUG=1 define
+# PM_DEBUG, which turns on the invariant checks (src/util/assert.h); the
+# release build compiles them out.
 CC      ?= cc
 SAN     ?=
+DEBUG   ?=
 ifeq ($(SAN),1)
 BUILD   ?= build-san
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 OPT      = -O1
+DBGFLAGS = -DPM_DEBUG
+else ifeq ($(DEBUG),1)
+BUILD   ?= build-debug
+SANFLAGS =
+OPT      = -O1
+DBGFLAGS = -DPM_DEBUG
 else
 BUILD   ?= build
 SANFLAGS =
+DBGFLAGS =
 # The timed machine is a long chain of small calls across layers (core ->
 # timing model -> PMU -> tool): link-time optimisation inlines across them
 # (docs/performance.md has the figures).
@@ -16,7 +27,7 @@ OPT      = -O3 -flto=auto
 AR       = gcc-ar
 endif
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) -Isrc
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(SANFLAGS) $(DBGFLAGS) -Isrc
 LDFLAGS += $(SANFLAGS) $(filter -O% -flto%,$(CFLAGS))
 LDLIBS  += -lm -lelf -ldw
 
@@ -54,10 +65,11 @@ bench: all
 	BUILD=$(BUILD) bench/run.sh
 
 # Fuzzing (libFuzzer + ASan + UBSan, clang): the harnesses compile the sources
-# they need directly, into build/fuzz/ whatever SAN says. `make fuzz-ci` runs
-# each for FUZZ_TIME seconds (default 25) on seeds made on the fly.
+# they need directly, into build/fuzz/ whatever SAN says, with the invariant
+# checks on (PM_DEBUG). `make fuzz-ci` runs each for FUZZ_TIME seconds
+# (default 25) on seeds made on the fly.
 FUZZ_CC    ?= clang
-FUZZ_FLAGS  = -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Isrc -fno-omit-frame-pointer \
+FUZZ_FLAGS  = -g -O1 -std=c11 -D_GNU_SOURCE -DPM_DEBUG -Wall -Isrc -fno-omit-frame-pointer \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_ISA   := $(wildcard src/util/*.c src/isa/*.c)
 FUZZ_GUEST := $(FUZZ_ISA) $(wildcard src/guest/*.c src/uarch/*.c src/pmu/*.c)
@@ -119,7 +131,7 @@ demo: all build/workloads/demo
 	BUILD=$(BUILD) scripts/demo.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-debug
 
 -include $(OBJS:.o=.d)
 .PHONY: all unit test bench fuzz fuzz-ci demo clean

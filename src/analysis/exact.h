@@ -1,5 +1,5 @@
 /* Sampled estimates against the exact counts of `record --truth`
- * (perfdata/pm_truth.h), for dcpi and annotate. For a ProfileMe event, the
+ * (uapi/pm_truth.h), for dcpi and annotate. For a ProfileMe event, the
  * samples of a row (an instruction or a symbol) with a status estimate the
  * instances with that status there: estimate = T x W_row / W, where W is the
  * sum of the periods of all the event's samples, W_row that of the row's,

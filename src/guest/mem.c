@@ -120,6 +120,9 @@ static void host_free(struct guest_mm *mm, struct guest_page *p)
     }
     p->ext = NULL;
   } else {
+    /* A page that is not a file's host mapping is a frame of the direct map. */
+    PM_ASSERT(p->host >= mm->ram && (uint64_t)(p->host - mm->ram) < mm->ram_bytes &&
+              (uint64_t)(p->host - mm->ram) % GUEST_PAGE_SIZE == 0);
     phys_put(mm->phys, pfn_of(mm, p->host));
   }
 }
@@ -314,6 +317,9 @@ uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot)
   if (p->prot & GUEST_PROT_READ) mm->tlb_r[i] = (struct guest_tlb_entry){ page, addend };
   if ((p->prot & GUEST_PROT_WRITE) && !p->code)
     mm->tlb_w[i] = (struct guest_tlb_entry){ page, addend };
+  /* Tags are page addresses (a misaligned access misses); a page with
+   * predecoded code has no write entry (its stores take this slow path). */
+  PM_ASSERT((page & GUEST_PAGE_MASK) == 0 && (!p->code || mm->tlb_w[i].tag != page));
   return p->host + (addr & GUEST_PAGE_MASK);
 }
 
@@ -354,6 +360,7 @@ void mm_code_attach(struct guest_mm *mm, uint64_t addr, struct guest_code *code)
   p->code = code;
   unsigned i = mm_tlb_index(addr);
   if (mm->tlb_w[i].tag == (addr & ~GUEST_PAGE_MASK)) mm->tlb_w[i].tag = ~(uint64_t)0;
+  PM_ASSERT(mm->tlb_w[i].tag != (addr & ~GUEST_PAGE_MASK));
 }
 
 /* Copies n bytes in either direction, page by page. */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "util/assert.h"
 
 #define GUEST_PAGE_SHIFT 13
 #define GUEST_PAGE_SIZE  ((uint64_t)1 << GUEST_PAGE_SHIFT)
@@ -159,6 +160,8 @@ static inline unsigned mm_tlb_index(uint64_t addr)
 }
 static inline uint8_t *mm_tlb_lookup(const struct guest_tlb_entry *tlb, uint64_t addr, unsigned size)
 {
+  /* The tag trick needs a power-of-two size within a page. */
+  PM_ASSERT(size && !(size & (size - 1)) && size <= GUEST_PAGE_SIZE);
   const struct guest_tlb_entry *e = &tlb[mm_tlb_index(addr)];
   if (e->tag == (addr & (~GUEST_PAGE_MASK | (size - 1))))
     return (uint8_t *)(uintptr_t)(addr + e->addend);

@@ -287,6 +287,8 @@ void signal_send(struct os *m, struct task *t, struct process *p, int sig,
 void signal_queue(struct os *m, struct task *t, struct process *p, const struct gsiginfo *si);
 /* Removes and returns the lowest pending signal in set, or 0. */
 int signal_dequeue(struct task *t, uint64_t set, struct gsiginfo *out);
+/* Discards t's pending instances of sig, queued siginfo and all. */
+void signal_discard(struct task *t, int sig);
 /* Writes a 128-byte siginfo for si at guest address addr. Returns 0 or -1. */
 int signal_write_info(struct task *t, uint64_t addr, const struct gsiginfo *si);
 void signal_force(struct os *m, struct task *t, const struct axp_trap *trap);

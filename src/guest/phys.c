@@ -5,6 +5,7 @@
  * memfd, and a consumer's view maps each frame at its place with MAP_FIXED
  * over a reserved range, so both see the same bytes. */
 #include "guest/phys.h"
+#include "util/assert.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +40,21 @@ static void mark(struct physmem *p, uint64_t f, bool on)
   else p->bitmap[f / 64] &= ~(1ull << (f % 64));
 }
 
+/* For the checks: every frame is either allocated (counted in used) or in
+ * exactly one free block, so the free lists and used add up to the RAM. */
+static bool frames_add_up(const struct physmem *p)
+{
+  uint64_t n = p->used;
+  for (unsigned o = 0; o < PHYS_MAX_ORDER; o++) n += p->area[o].nr_free << o;
+  return n == p->nframes;
+}
+
 static void add_to_free_list(struct physmem *p, uint64_t f, unsigned o, bool tail)
 {
+  /* A block of order o: 2^o free frames aligned to 2^o, inside the RAM, not
+   * on a list yet. */
+  PM_ASSERT(o < PHYS_MAX_ORDER && !(f & ((1ull << o) - 1)) && f + (1ull << o) <= p->nframes &&
+            p->order[f] == NOT_HEAD && !used(p, f) && !used(p, f + (1ull << o) - 1));
   struct free_area *a = &p->area[o];
   uint32_t x = (uint32_t)f;
   p->order[f] = (uint8_t)o;
@@ -63,6 +77,7 @@ static void add_to_free_list(struct physmem *p, uint64_t f, unsigned o, bool tai
 
 static void del_from_free_list(struct physmem *p, uint64_t f)
 {
+  PM_ASSERT(p->order[f] < PHYS_MAX_ORDER && p->area[p->order[f]].nr_free > 0);
   struct free_area *a = &p->area[p->order[f]];
   uint32_t n = p->next[f], pr = p->prev[f];
   if (pr == NIL) a->head = n; else p->next[pr] = n;
@@ -73,7 +88,11 @@ static void del_from_free_list(struct physmem *p, uint64_t f)
 
 static void mark_range(struct physmem *p, uint64_t f, uint64_t n, bool on)
 {
-  for (uint64_t i = 0; i < n; i++) { mark(p, f + i, on); p->refs[f + i] = on; }
+  for (uint64_t i = 0; i < n; i++) {
+    PM_ASSERT(used(p, f + i) != on && p->order[f + i] == NOT_HEAD);   /* not in a free block */
+    mark(p, f + i, on);
+    p->refs[f + i] = on;
+  }
   if (on) p->used += n; else p->used -= n;
 }
 
@@ -100,6 +119,7 @@ static void free_one(struct physmem *p, uint64_t f, unsigned o)
   while (o < PHYS_MAX_ORDER - 1) {
     uint64_t b = f ^ (1ull << o);
     if (!is_buddy(p, b, o)) break;
+    PM_ASSERT(!used(p, b));   /* a block head with an order is free */
     del_from_free_list(p, b);
     f &= b;
     o++;
@@ -124,6 +144,7 @@ static int64_t rmqueue_smallest(struct physmem *p, unsigned order)
   for (unsigned o = order; o < PHYS_MAX_ORDER; o++) {
     uint32_t f = p->area[o].head;
     if (f == NIL) continue;
+    PM_ASSERT(p->order[f] == o && p->area[o].nr_free > 0);
     del_from_free_list(p, f);
     expand(p, f, order, o);
     mark_range(p, f, 1ull << order, true);
@@ -150,7 +171,8 @@ static bool take_frame(struct physmem *p, uint64_t f)
     mark_range(p, f, 1, true);
     return true;
   }
-  return false;   /* not reached: a free frame is always in a free block */
+  PM_ASSERT(!"a free frame is always in a free block");
+  return false;   /* not reached */
 }
 
 struct physmem *phys_create(uint64_t bytes)
@@ -210,6 +232,7 @@ int phys_alloc_order(struct physmem *p, unsigned order, uint64_t *pfn)
 {
   if (order >= PHYS_MAX_ORDER) return -ENOMEM;
   int64_t f = rmqueue_smallest(p, order);
+  PM_ASSERT(frames_add_up(p));
   if (f < 0) return -ENOMEM;
   *pfn = (uint64_t)f;
   return 0;
@@ -229,6 +252,7 @@ void phys_free_order(struct physmem *p, uint64_t pfn, unsigned order)
   }
   for (uint64_t i = 0; i < n; i++)
     if (used(p, pfn + i)) free_frame(p, pfn + i);
+  PM_ASSERT(frames_add_up(p));
 }
 
 int phys_max_free_order(const struct physmem *p)
@@ -272,8 +296,12 @@ int phys_alloc(struct physmem *p, size_t n, bool contig, uint64_t *pfns)
       uint64_t f = next_rand(&p->scatter) % p->nframes;
       if ((got = take_frame(p, f))) pfns[i] = f;
     }
-    if (!got) phys_alloc_order(p, 0, &pfns[i]);   /* cannot fail: n frames are free */
+    if (!got) {
+      int e = phys_alloc_order(p, 0, &pfns[i]);
+      PM_ASSERT(e == 0);   /* cannot fail: n frames are free */
+    }
   }
+  PM_ASSERT(frames_add_up(p));
   return 0;
 }
 
@@ -281,6 +309,7 @@ void phys_free(struct physmem *p, size_t n, const uint64_t *pfns)
 {
   for (size_t i = 0; i < n; i++)
     if (pfns[i] < p->nframes && used(p, pfns[i])) free_frame(p, pfns[i]);
+  PM_ASSERT(frames_add_up(p));
 }
 
 void phys_get(struct physmem *p, uint64_t pfn)

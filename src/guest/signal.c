@@ -8,6 +8,7 @@
 #include "guest/os.h"
 #include "guest/shadow.h"
 #include "guest/syscall.h"
+#include "util/assert.h"
 #include <signal.h>
 #include <string.h>
 
@@ -75,6 +76,15 @@ int sig_from_host(int h)
   return h >= 32 ? h : 0;
 }
 
+/* Whether t's queue holds a siginfo for sig. Invariant: exactly the signals
+ * in t->pending have one (signal_dequeue relies on it to fill *out). */
+static bool queued(const struct task *t, int sig)
+{
+  for (int i = 0; i < t->nsigq; i++)
+    if (t->sigq[i].sig == sig) return true;
+  return false;
+}
+
 bool signal_pending(struct task *t)
 {
   return (t->pending & ~t->blocked) != 0;
@@ -113,6 +123,7 @@ void signal_queue(struct os *m, struct task *t, struct process *p, const struct 
     return;
   }
   if (ignored(p, sig) && !(t->blocked & BIT(sig))) return;
+  PM_ASSERT(!(t->pending & BIT(sig)) == !queued(t, sig));
   if (sig < 32 && (t->pending & BIT(sig))) return;   /* standard signals coalesce */
   if (t->nsigq == TASK_SIGQ) return;                /* queue full: dropped, as on overflow */
   t->sigq[t->nsigq++] = *si;
@@ -133,17 +144,29 @@ int signal_dequeue(struct task *t, uint64_t set, struct gsiginfo *out)
   uint64_t ready = t->pending & set;
   if (!ready) return 0;
   int sig = __builtin_ctzll(ready) + 1;
-  bool more = false;
+  bool more = false, found = false;
   for (int i = 0; i < t->nsigq; i++) {
     if (t->sigq[i].sig != sig) continue;
     *out = t->sigq[i];
+    found = true;
     memmove(&t->sigq[i], &t->sigq[i + 1], (size_t)(t->nsigq - i - 1) * sizeof t->sigq[0]);
     t->nsigq--;
     for (int j = i; j < t->nsigq; j++) if (t->sigq[j].sig == sig) more = true;
     break;
   }
+  /* A pending signal has its siginfo queued, so *out is always written. */
+  PM_ASSERT(found);
   if (!more) t->pending &= ~BIT(sig);
   return sig;
+}
+
+void signal_discard(struct task *t, int sig)
+{
+  int n = 0;
+  for (int i = 0; i < t->nsigq; i++)
+    if (t->sigq[i].sig != sig) t->sigq[n++] = t->sigq[i];
+  t->nsigq = n;
+  t->pending &= ~BIT(sig);
 }
 
 void signal_force(struct os *m, struct task *t, const struct axp_trap *trap)

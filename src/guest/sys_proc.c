@@ -518,7 +518,7 @@ static int64_t sys_rt_sigaction(ARGS)
     act->flags = nw[1];
     act->mask = nw[2];
     act->restorer = a[4];
-    if (act->handler == 1) t->pending &= ~BIT(sig);
+    if (act->handler == 1) signal_discard(t, sig);
   }
   return 0;
 }

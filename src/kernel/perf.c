@@ -4,6 +4,7 @@
  * head and tail, a LOST record written before the next record that fits. */
 #include "kernel/perf.h"
 #include "kernel/perf_aux.h"
+#include "util/assert.h"
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -446,9 +447,23 @@ static bool rb_space(struct perf_rb *rb, uint64_t need)
   return head - tail <= rb->size && rb->size - (head - tail) >= need;
 }
 
-/* Writes page by page through the direct map, wrapping at the end. */
+/* header.size of the record at p (for the checks). */
+static uint16_t rec_size(const void *p)
+{
+  uint16_t n;
+  memcpy(&n, (const uint8_t *)p + offsetof(struct perf_event_header, size), sizeof n);
+  return n;
+}
+
+/* Writes one record (header.size = len, a multiple of 8: the consumer walks
+ * the ring by it) page by page through the direct map, wrapping at the end. */
 static void rb_copy(struct physmem *phys, struct perf_rb *rb, const void *src, uint64_t len)
 {
+  /* A power-of-two data area (offsets are masks); rb_space checked the room. */
+  PM_ASSERT(rb->size && !(rb->size & (rb->size - 1)) && rb->size % PHYS_PAGE == 0 && len <= rb->size &&
+            rb->nframes == 1 + rb->size / PHYS_PAGE);
+  PM_ASSERT(len >= sizeof(struct perf_event_header) && len <= RECORD_MAX && len % 8 == 0 &&
+            rec_size(src) == len);
   uint64_t head = rb->user->data_head, off = head & (rb->size - 1);
   const uint8_t *p = src;
   for (uint64_t left = len; left;) {

@@ -2,6 +2,7 @@
  * rb_alloc_aux_page, perf_aux_output_begin/end/skip, rb_need_aux_wakeup) and
  * core.c (the AUX branch of perf_mmap, perf_event_aux_event). */
 #include "kernel/perf_aux.h"
+#include "util/assert.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,8 @@ static int rb_alloc_aux(struct perf_rb *rb, struct perf_event *e, uint64_t pgoff
     if (want > max_order) want = max_order;
     uint64_t pfn;
     if (alloc_block(phys, want, &pfn, &got)) goto fail;
+    /* A block never overshoots: got <= want <= log2 of the pages still wanted. */
+    PM_ASSERT(got <= want && (1ull << got) <= nr_pages - a->nr_pages && a->nblocks < nr_pages);
     a->blocks[a->nblocks].pfn = pfn;
     a->blocks[a->nblocks++].order = got;
     for (uint64_t k = 0; k < (1ull << got); k++) a->pfns[a->nr_pages++] = pfn + k;
@@ -181,6 +184,8 @@ void perf_aux_output_end(struct perf_output_handle *h, uint64_t size)
   if (!rb) return;
   struct perf_aux *a = rb->aux;
   uint64_t head;
+  /* Begun by perf_aux_output_begin; the driver writes no more than it was given. */
+  PM_ASSERT(a->nest == 1 && (a->overwrite || size <= h->size));
   if (a->overwrite) {
     /* In overwrite mode the driver says where the head is. */
     h->aux_flags |= PERF_AUX_FLAG_OVERWRITE;

@@ -3,6 +3,7 @@
  * (another event's add on that CPU gets -EAGAIN, as a busy PMU answers). */
 #include "kernel/trace_pmu.h"
 #include "kernel/perf_aux.h"
+#include "util/assert.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +106,7 @@ static enum dump_result dump_chunk(struct trace_pmu *d, struct perf_event *e, in
     return DUMP_NOSPACE;
   }
   uint64_t size = buf->nr_pages * PHYS_PAGE, off = h.head & (size - 1);
-  if (off % PHYS_PAGE) {
+  if (PM_NEVER(off % PHYS_PAGE)) {
     /* Heads move by whole pages; a head inside one (never) goes to the next. */
     uint64_t skip = PHYS_PAGE - off % PHYS_PAGE;
     if (perf_aux_output_skip(&h, skip)) { tc->blocked = true; perf_aux_output_end(&h, 0); return DUMP_NOSPACE; }

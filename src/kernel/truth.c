@@ -5,6 +5,7 @@
  * column has its exact counterpart. */
 #include "kernel/truth.h"
 #include "uapi/pm_raw.h"
+#include "util/assert.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,9 @@ count:;
   bool trp = f->pmpc_redirect || (f->flags & (FATE_TRAP | FATE_MISPREDICT | FATE_JMP_MISPRED));
   bool jump = trp && !(f->flags & FATE_MISPREDICT) && t->is_jump && t->is_jump(t->ctx, f->pc);
   uint16_t st = (uint16_t)truth_status(f, jump);
+  /* A status is never 0 (0 marks a free place); the load stays at most one
+   * half of a power-of-two table. */
+  PM_ASSERT(st != 0 && !(t->cap & (t->cap - 1)) && 2 * t->used <= t->cap);
   struct tkey *k = &t->key[j];
   for (int i = 0; i < NSIG; i++) {
     if (k->sig[i] == st) { k->c[i]++; return; }

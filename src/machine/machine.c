@@ -22,6 +22,7 @@
 #include "kernel/truth.h"
 #include "kernel/trace_pmu.h"
 #include "kernel/perf_aux.h"
+#include "util/assert.h"
 #include "pmu/trace_unit.h"
 #include "guest/shadow.h"
 #include "unwind/unwind.h"
@@ -157,6 +158,9 @@ static uint64_t xlate_cb(void *ctx, unsigned asn, uint64_t va)
 static void fate_cb(void *ctx, const struct uop_fate *f)
 {
   struct mcpu *c = ctx;
+  /* The timing model emits in fetch order, as the PMU expects (ev67.h,
+   * ev67_pmu.h; the PMU tolerates a late fate, its unit test feeds some). */
+  PM_ASSERT(f->fetch >= c->pmu.max_fetch);
   ev67_pmu_observe(&c->pmu, f);
   if (c->m->truth) {
     const struct task *t = c->m->os->current;

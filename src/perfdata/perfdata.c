@@ -11,6 +11,7 @@
  * (evsel__parse_sample, evsel__name), util/evlist.c (id_pos/is_pos). */
 #include "perfdata/perfdata.h"
 #include "uapi/pm_truth.h"
+#include "util/assert.h"
 #include "util/err.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -273,6 +274,9 @@ static void w_header(struct pd_writer *w, const uint64_t features[FEAT_BITS / 64
     h.data.offset = PD_HEADER_SIZE;
   }
   if (features) memcpy(h.features, features, sizeof h.features);
+  /* Every offset the writer produces is 8-aligned, every record a multiple of 8. */
+  PM_ASSERT(h.attrs.offset % 8 == 0 && h.attrs.size % 8 == 0 && h.data.offset % 8 == 0 &&
+            h.data.size % 8 == 0);
   if (w->err) return;
   if (fflush(w->f) != 0 || fseeko(w->f, 0, SEEK_SET) != 0) { w->err = errno_code(errno); return; }
   w_put(w, &h, sizeof h);
@@ -299,6 +303,7 @@ static void w_start(struct pd_writer *w)
   w->started = true;
   w->data_off = off + w->nev * (PD_ATTR_SIZE + sizeof(struct pd_section));
   w->data_size = 0;
+  PM_ASSERT(w->data_off % 8 == 0);
   w_header(w, NULL);    /* perf reads this as "data size 0: not properly terminated" */
 }
 
@@ -401,6 +406,7 @@ int pd_writer_record(struct pd_writer *w, const struct perf_event_header *rec)
   w_put(w, rec, rec->size);
   if (w->err) return w->err;
   w->data_size += rec->size;
+  PM_ASSERT(w->data_size % 8 == 0);
   if (rec->type == PERF_RECORD_SAMPLE) w_note_time(w, rec);
   return 0;
 }
@@ -421,6 +427,7 @@ int pd_writer_auxtrace(struct pd_writer *w, const struct pd_auxtrace *a, const v
   w_put(w, data, a->size);
   if (w->err) return w->err;
   w->data_size += a->size;
+  PM_ASSERT(w->data_size % 8 == 0);
   return 0;
 }
 
@@ -624,6 +631,7 @@ static int w_features(struct pd_writer *w, uint64_t features[FEAT_BITS / 64])
   for (int i = 0; i < n; i++) {
     sec[i].offset = off;
     sec[i].size = b[i].len;
+    PM_ASSERT(off % 8 == 0);
     off += align_up(b[i].len, 8);
   }
   if (!ret) {
@@ -854,6 +862,7 @@ static int r_attrs(struct pd_reader *r, const struct pd_file_header *h, char *eb
   size_t total = 0;
   for (size_t i = 0; i < n; i++) {
     uint64_t at = h->attrs.offset + i * h->attr_size;
+    PM_ASSERT(in_file(r, at, h->attr_size));   /* only bytes bounds-checked against the file */
     const uint8_t *p = r->map + at;
     uint32_t asz = rd32(p + offsetof(struct perf_event_attr, size));
     if (asz == 0) asz = PERF_ATTR_SIZE_VER0;
@@ -1076,6 +1085,7 @@ static int f_truth(struct pd_reader *r, struct fcur *c, char *eb, size_t el)
 /* Parses one feature section (those this reader uses; others are skipped). */
 static int r_feature(struct pd_reader *r, int f, struct pd_section s, char *eb, size_t el)
 {
+  PM_ASSERT(in_file(r, s.offset, s.size));   /* r_features checked it */
   struct fcur c = { r->map + s.offset, r->map + s.offset + s.size, f };
   for (int k = 0; k < ENV_CMDLINE; k++)
     if (env_feats[k] == f) return r->env[k] ? 0 : f_string(&c, &r->env[k], eb, el);
@@ -1284,6 +1294,7 @@ int pd_reader_next(struct pd_reader *r, const struct perf_event_header **rec,
   if (!r || !rec) return fail(errbuf, errlen, PM_EINVAL, "no reader");
   *rec = NULL;
   if (r->err) return fail(errbuf, errlen, r->err, "%s", r->errmsg);
+  PM_ASSERT(r->pos <= r->data_size && r->pos % 8 == 0 && in_file(r, r->data_off, r->data_size));
   uint64_t left = r->data_size - r->pos, at = r->data_off + r->pos;
   if (left == 0) return 0;
   const uint8_t *p = r->map + at;
@@ -1313,6 +1324,8 @@ int pd_reader_next(struct pd_reader *r, const struct perf_event_header **rec,
                  at, extra);
     }
     if (!e) {
+      /* The whole record lies inside the data section, 8-aligned. */
+      PM_ASSERT(h.size + extra <= left && (uintptr_t)p % 8 == 0);
       *rec = (const struct perf_event_header *)p;
       r->pos += h.size + extra;
       return 1;

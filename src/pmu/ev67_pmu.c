@@ -7,6 +7,7 @@
  * into later cycles (HRM 6.10.2.3.2). Choices where the HRM is silent are
  * marked "choice" and explained in docs/pmu.md. */
 #include "pmu/ev67_pmu.h"
+#include "util/assert.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,7 @@ static bool on_wrap(struct ev67_pmu *p, int k, uint64_t cycle)
  * detects each wrap at its exact cycle. */
 static void ctr_add(struct ev67_pmu *p, int k, uint64_t amount, unsigned rate, uint64_t a)
 {
+  PM_ASSERT(p->ctr[k] <= EV67_PCTR_MASK && rate >= 1);   /* 20-bit counters */
   if (amount == 0)
     return;
   uint64_t need = CTR_WRAP - p->ctr[k], used = 0;
@@ -100,6 +102,7 @@ static void heap_swap(struct ev67_pmu *p, unsigned i, unsigned j)
 
 static void heap_pop(struct ev67_pmu *p)
 {
+  PM_ASSERT(p->heap_n > 0);
   p->heap[0] = p->heap[--p->heap_n];
   for (unsigned i = 0;;) {
     unsigned l = 2 * i + 1, r = l + 1, m = i;
@@ -133,8 +136,10 @@ static void note_events(struct ev67_pmu *p, int s, uint64_t cycle, uint64_t n)
 /* Moves every queued event at or before `cur` into its stream's carry. */
 static void absorb(struct ev67_pmu *p, uint64_t cur)
 {
+  PM_ASSERT(p->ring_head < EV67_PMU_RING && p->ring_count <= EV67_PMU_RING && p->heap_n <= EV67_PMU_HEAP);
   while (p->ring_count && p->ring[p->ring_head].cycle <= cur) {
     uint32_t n = p->ring[p->ring_head].n;
+    PM_ASSERT(n <= p->ring_total);   /* ring_total sums the ring */
     p->ring_total -= n;
     note_events(p, ST_RET, cur, n);
     p->ring_head = (p->ring_head + 1) % EV67_PMU_RING;
@@ -142,6 +147,7 @@ static void absorb(struct ev67_pmu *p, uint64_t cur)
   }
   while (p->heap_n && p->heap[0].cycle <= cur) {
     struct ev67_pmu_event e = p->heap[0];
+    PM_ASSERT(e.stream < ST_N && e.stream != ST_RET && e.count <= p->heap_total[e.stream]);
     p->heap_total[e.stream] -= e.count;
     note_events(p, (int)e.stream, cur, e.count);
     heap_pop(p);
@@ -235,6 +241,7 @@ static void pm_select(struct ev67_pmu *p, const struct uop_fate *f)
     p->inum_lo = 1;
     p->inum_hi = 0;
   }
+  PM_ASSERT(p->w0 <= p->w1);   /* at least one cycle long */
 }
 
 /* PCTR0 while waiting: +1 per valid fetched instruction, at most 4 per cycle;
@@ -252,6 +259,7 @@ static void pm_fetch(struct ev67_pmu *p, const struct uop_fate *f)
     p->pm_fetch_cycle = f->fetch;
     p->pm_fetch_n = 1;
   }
+  PM_ASSERT(p->pm_fetch_n <= 4 && p->ovr <= 7);
   if (p->pm == PM_RESID) {
     if (f->fetch > p->prof.fetch + 1) {
       p->pm = PM_WINDOW;
@@ -272,6 +280,7 @@ static void pm_fetch(struct ev67_pmu *p, const struct uop_fate *f)
  * drain their carry at their cap whether or not a counter takes them. */
 static void count_span(struct ev67_pmu *p, uint64_t a, uint64_t b)
 {
+  PM_ASSERT(a <= b && a == p->next);
   uint64_t len = b - a + 1, drained[ST_N];
   for (int s = 0; s < ST_N; s++) {
     drained[s] = len >= p->carry[s] ? p->carry[s] : min64(p->carry[s], stream_cap[s] * len);
@@ -303,6 +312,7 @@ static void advance(struct ev67_pmu *p, uint64_t T)
     absorb(p, cur);
     uint64_t end = min64(T, next_event(p) - 1);
     end = min64(end, next_boundary(p, cur) - 1);
+    PM_ASSERT(end >= cur);   /* absorb took the events at cur; boundaries lie after it */
     count_span(p, cur, end);
     p->next = end + 1;
     if (pm_sampling(p) && p->next > p->w1)
@@ -310,6 +320,9 @@ static void advance(struct ev67_pmu *p, uint64_t T)
   }
   if (pm_sampling(p) && p->next > p->w1)
     close_window(p);
+  /* The header's invariant: counts are final for cycles < next, queued
+   * events are >= next. */
+  PM_ASSERT(next_event(p) >= p->next);
 }
 
 /* Counts up to the latest fetch cycle less one (see ev67_pmu_observe). */
@@ -340,10 +353,11 @@ static void ring_push(struct ev67_pmu *p, uint64_t c)
   }
   if (p->ring_count == EV67_PMU_RING)
     catch_up(p);
-  if (p->ring_count == EV67_PMU_RING) {   /* never with an 80-entry window */
+  if (PM_NEVER(p->ring_count == EV67_PMU_RING)) {   /* never with an 80-entry window */
     advance(p, p->ring[p->ring_head].cycle);
     c = max64(c, p->next);
   }
+  PM_ASSERT(p->ring_count < EV67_PMU_RING && c >= p->next);
   unsigned t = (p->ring_head + p->ring_count++) % EV67_PMU_RING;
   p->ring[t].cycle = c;
   p->ring[t].n = 1;
@@ -357,6 +371,7 @@ static void heap_push(struct ev67_pmu *p, uint64_t c, int s)
   if (p->heap_n == EV67_PMU_HEAP)
     advance(p, p->heap[0].cycle);
   c = max64(c, horizon(p));
+  PM_ASSERT(p->heap_n < EV67_PMU_HEAP && c >= p->next);
   unsigned i = p->heap_n++;
   p->heap[i] = (struct ev67_pmu_event){ c, 1, (uint32_t)s };
   while (i && p->heap[(i - 1) / 2].cycle > p->heap[i].cycle) {
@@ -578,6 +593,7 @@ static uint64_t pctr_ctl_read(struct ev67_pmu *p, uint64_t cycle)
 /* One write of counter k (value already 20 bits), with its quirks (6.10.1). */
 static void counter_write(struct ev67_pmu *p, int k, uint32_t v)
 {
+  PM_ASSERT(v <= EV67_PCTR_MASK);   /* value already 20 bits */
   if (p->ctr[k] == EV67_PCTR_MASK)
     p->exit_ovf[k] = true;          /* at the threshold: overflow at PAL exit */
   if (p->latch[k] && ++p->writes[k] >= 2) {

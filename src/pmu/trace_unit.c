@@ -9,6 +9,7 @@
  * ASYNC packet whose resume PC is where flow went on. */
 #include "pmu/trace_unit.h"
 #include "isa/isa.h"
+#include "util/assert.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,8 @@ static bool room(const struct trace_unit *u, size_t len) { return u->size - (u->
 
 static void put(struct trace_unit *u, const uint8_t *p, size_t len)
 {
+  /* A power-of-two ring holding [base, head); the caller made room. */
+  PM_ASSERT(u->size && !(u->size & (u->size - 1)) && u->head - u->base <= u->size && room(u, len));
   size_t at = (size_t)(u->head & (u->size - 1)), first = u->size - at < len ? u->size - at : len;
   memcpy(u->mem + at, p, first);
   memcpy(u->mem, p + first, len - first);

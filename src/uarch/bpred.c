@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "uarch/bpred.h"
+#include "util/assert.h"
 
 struct bpred {
   /* tournament predictor */
@@ -81,6 +82,10 @@ struct bpred *bpred_create(const struct ev67_config *cfg)
   bp->ras_n = cfg->ras_entries;
   bp->jump_mask = cfg->jump_entries - 1;
   bp->stwait_mask = cfg->stwait_entries - 1;
+  /* Every table size is a power of two, so indices are masks. */
+  PM_ASSERT(pow2(bp->lhist_mask + 1ull) && pow2(bp->lctr_mask + 1ull) && pow2(bp->gctr_mask + 1ull) &&
+            pow2(bp->choice_mask + 1ull) && pow2(bp->ghist_mask + 1ull) && pow2(bp->jump_mask + 1ull) &&
+            pow2(bp->stwait_mask + 1ull));
   bp->lhist = calloc(cfg->local_hist_entries, sizeof *bp->lhist);
   bp->lctr = fill(malloc(nlctr), (bp->lctr_max + 1) / 2, nlctr);
   bp->gctr = fill(malloc(cfg->global_entries), 2, cfg->global_entries);
@@ -135,8 +140,10 @@ struct tourney {
 /* Looks up the local, global and choice tables for the branch at pc. */
 static struct tourney tourney_lookup(const struct bpred *bp, uint64_t pc)
 {
+  PM_ASSERT(bp->ghist <= bp->ghist_mask);   /* histories hold only their low bits */
   struct tourney t;
   t.lh_idx = (uint32_t)(pc >> 2) & bp->lhist_mask;
+  PM_ASSERT(bp->lhist[t.lh_idx] <= bp->lctr_mask);
   t.lctr_idx = bp->lhist[t.lh_idx] & bp->lctr_mask;
   t.g_idx = bp->ghist & bp->gctr_mask;
   t.c_idx = bp->ghist & bp->choice_mask;
@@ -150,6 +157,7 @@ static struct tourney tourney_lookup(const struct bpred *bp, uint64_t pc)
  * Written without branches: outcomes are data the host cannot predict. */
 static void sat(uint8_t *c, bool up, uint8_t max)
 {
+  PM_ASSERT(*c <= max);
   int v = *c + (up ? 1 : -1);
   v = v < 0 ? 0 : v;
   *c = (uint8_t)(v > max ? max : v);
@@ -158,12 +166,14 @@ static void sat(uint8_t *c, bool up, uint8_t max)
 /* The return-stack top: the predicted return address. */
 static uint64_t ras_peek(const struct bpred *bp)
 {
+  PM_ASSERT(bp->ras_top < bp->ras_n);
   return bp->ras[bp->ras_top];
 }
 
 /* Pushes a return address, overwriting the oldest entry when full. */
 static void ras_push(struct bpred *bp, uint64_t ret)
 {
+  PM_ASSERT(bp->ras_top < bp->ras_n);
   bp->ras_top = bp->ras_top + 1 == bp->ras_n ? 0 : bp->ras_top + 1;
   bp->ras[bp->ras_top] = ret;
 }
@@ -171,6 +181,7 @@ static void ras_push(struct bpred *bp, uint64_t ret)
 /* Drops the top entry (the slot stays, stale, for a later wrapped pop). */
 static void ras_pop(struct bpred *bp)
 {
+  PM_ASSERT(bp->ras_top < bp->ras_n);
   bp->ras_top = bp->ras_top ? bp->ras_top - 1 : bp->ras_n - 1;
 }
 

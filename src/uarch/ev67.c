@@ -14,6 +14,7 @@
 #include "uarch/ev67.h"
 #include "uarch/bpred.h"
 #include "uarch/memsys.h"
+#include "util/assert.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +157,11 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
   m->fp_ren_n = cfg->fp_phys_regs > 32 ? cfg->fp_phys_regs - 32 : 1;
   if (m->int_ren_n > MAXQ) m->int_ren_n = MAXQ;
   if (m->fp_ren_n > MAXQ) m->fp_ren_n = MAXQ;
+  /* The rings sized from the config fit in MAXQ (the window is 20 groups of
+   * 4, the LQ and SQ 32 each, the queues 20 and 15). */
+  PM_ASSERT(m->ngroups >= 1 && cfg->lq_entries >= 1 && cfg->lq_entries <= MAXQ &&
+            cfg->sq_entries >= 1 && cfg->sq_entries <= MAXQ && cfg->iq_entries <= MAXQ &&
+            cfg->fq_entries <= MAXQ && cfg->map_width >= 1);
   m->block_pc = ~0ull;
   for (unsigned mask = 0; mask < 64; mask++) {
     unsigned n = 0;
@@ -454,6 +460,7 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
 static void take_pipe(struct ev67 *m, uint64_t *slot, uint64_t t, unsigned busy_now, unsigned p,
                       uint64_t seq, uint8_t dst, bool movable)
 {
+  PM_ASSERT(p < NPIPES && slot == &m->ring[t % RING]);
   *slot = t << 8 | busy_now | PM(p);
   if (p < 4) m->own[t % RING][p] = (struct pipe_owner){ seq, dst, movable };
 }
@@ -545,6 +552,7 @@ static uint64_t issue_at(struct ev67 *m, const struct uop *u, uint64_t t, uint64
 /* A min-heap of cycles: the issue queues' entries beyond the ring. */
 static void heap_push(uint64_t *h, unsigned *n, uint64_t v)
 {
+  PM_ASSERT(*n < MAXQ);
   unsigned i = (*n)++;
   while (i && h[(i - 1) / 2] > v) { h[i] = h[(i - 1) / 2]; i = (i - 1) / 2; }
   h[i] = v;
@@ -552,6 +560,7 @@ static void heap_push(uint64_t *h, unsigned *n, uint64_t v)
 
 static void heap_pop(uint64_t *h, unsigned *n)
 {
+  PM_ASSERT(*n > 0);
   uint64_t v = h[--*n];
   unsigned i = 0;
   for (;;) {
@@ -575,6 +584,7 @@ static void cq_drop(struct cq *q, uint64_t t)
       q->n_ring = 0;
     } else {
       for (uint64_t c = q->base; c <= t && q->n_ring; c++) {
+        PM_ASSERT(q->cnt[c % CQ_RING] <= q->n_ring);   /* n_ring counts the ring's entries */
         q->n_ring -= q->cnt[c % CQ_RING];
         q->cnt[c % CQ_RING] = 0;
       }
@@ -598,10 +608,15 @@ static void cq_push(struct cq *q, uint64_t v)
 /* The earliest issue cycle in the queue (which is not empty). */
 static uint64_t cq_min(const struct cq *q)
 {
+  PM_ASSERT(q->n_ring + q->n_over > 0);
   uint64_t best = q->n_over ? q->over[0] : UINT64_MAX;
   if (q->n_ring)
-    for (uint64_t c = q->base; c < best; c++)
+    for (uint64_t c = q->base; c < best; c++) {
+      /* The ring's entries lie in [base, base + CQ_RING): one is found. */
+      PM_ASSERT(c - q->base < CQ_RING);
       if (q->cnt[c % CQ_RING]) return c;
+    }
+  PM_ASSERT(best != UINT64_MAX);
   return best;
 }
 
@@ -611,7 +626,9 @@ static uint64_t queue_slot(struct cq *q, unsigned cap, uint64_t t)
 {
   cq_drop(q, t);
   while (q->n_ring + q->n_over >= cap) {
-    t = cq_min(q);                     /* wait for the first to issue */
+    uint64_t first = cq_min(q);        /* wait for the first to issue */
+    PM_ASSERT(first >= t);             /* map time only moves forward */
+    t = first;
     cq_drop(q, t);
   }
   return t;
@@ -626,6 +643,7 @@ static uint64_t map_at(struct ev67 *m, const struct uop *u, uint64_t pc, uint64_
   if (t < m->last_map) t = m->last_map;
   if (t == m->last_map && m->map_in_cycle >= m->cfg.map_width) t++;
   if ((pc & ~15ull) != m->cur_group_pc) {   /* a new group of four inums */
+    PM_ASSERT(m->group_idx < m->ngroups);
     m->group_idx = (m->group_idx + 1) % m->ngroups;
     t = max64(t, m->group_retire[m->group_idx]);
     m->cur_group_pc = pc & ~15ull;
@@ -637,6 +655,8 @@ static uint64_t map_at(struct ev67 *m, const struct uop *u, uint64_t pc, uint64_
   if (u->load) t = max64(t, m->lq[m->lq_i]);
   if (u->store) t = max64(t, m->sq[m->sq_i]);
   if (t > slot + 1) { *flags |= FATE_MAP_STALL; m->st->map_stalls++; }
+  /* In order, at most map_width per cycle. */
+  PM_ASSERT(t >= m->last_map && (t > m->last_map || m->map_in_cycle < m->cfg.map_width));
   if (t != m->last_map) m->map_in_cycle = 0;
   m->last_map = t;
   m->map_in_cycle++;
@@ -646,9 +666,13 @@ static uint64_t map_at(struct ev67 *m, const struct uop *u, uint64_t pc, uint64_
 /* Records the resources an instruction holds until issue or retire. */
 static void hold(struct ev67 *m, const struct uop *u, uint64_t issue, uint64_t retire)
 {
+  PM_ASSERT(m->int_ren_i < m->int_ren_n && m->fp_ren_i < m->fp_ren_n && m->lq_i < m->cfg.lq_entries &&
+            m->sq_i < m->cfg.sq_entries && m->group_idx < m->ngroups && issue <= retire);
   if (u->dst != NOREG && !u->fp_dst) { m->int_ren[m->int_ren_i] = retire; m->int_ren_i = (m->int_ren_i + 1) % m->int_ren_n; }
   if (u->dst != NOREG && u->fp_dst) { m->fp_ren[m->fp_ren_i] = retire; m->fp_ren_i = (m->fp_ren_i + 1) % m->fp_ren_n; }
   cq_push(u->pipes & (PM(P_FA) | PM(P_FM)) ? &m->fq : &m->iq, issue);
+  /* Queue occupancy: map_at's queue_slot left room for this entry. */
+  PM_ASSERT(m->iq.n_ring + m->iq.n_over <= m->cfg.iq_entries && m->fq.n_ring + m->fq.n_over <= m->cfg.fq_entries);
   if (u->load) { m->lq[m->lq_i] = retire; m->lq_i = (m->lq_i + 1) % m->cfg.lq_entries; }
   if (u->store) { m->sq[m->sq_i] = retire; m->sq_i = (m->sq_i + 1) % m->cfg.sq_entries; }
   m->group_retire[m->group_idx] = max64(m->group_retire[m->group_idx], retire);
@@ -660,6 +684,7 @@ static uint64_t retire_at(struct ev67 *m, uint64_t ready, uint16_t *delay)
   if (t == m->last_retire && m->retire_in_cycle >= 11) t++;   /* HRM 6.10.2.3.2: 11 peak */
   uint64_t d = t - m->last_retire;
   *delay = (uint16_t)(d > 0xFFFF ? 0xFFFF : d);
+  PM_ASSERT(t >= m->last_retire && (t > m->last_retire || m->retire_in_cycle < 11));   /* in order */
   if (t != m->last_retire) m->retire_in_cycle = 0;
   m->last_retire = t;
   m->retire_in_cycle++;
@@ -756,6 +781,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
         } else {
           m->stores[m->store_i] = (struct store_rec){ in->ea, f->issue, f->seq, u->size };
           m->store_issue_max = max64(m->store_issue_max, f->issue);
+          PM_ASSERT(m->store_i < 32);
           m->store_i = (m->store_i + 1) % 32;
         }
       }
@@ -783,6 +809,9 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
     if (r < 32 && cl < 2) m->rview[cl ^ 1][r] += m->cfg.cross_cluster;
   }
   f->end = retire_at(m, f->complete + 2, &f->retire_delay);
+  /* A retired instruction's history is in pipeline order. */
+  PM_ASSERT(f->fetch < f->slot && f->slot < f->map && f->map < f->issue && f->issue <= f->complete &&
+            f->complete + 2 <= f->end);
   f->flags |= FATE_RETIRED;
   m->st->retired++;
   hold(m, u, f->issue, f->end);

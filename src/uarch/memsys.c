@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "uarch/memsys.h"
+#include "util/assert.h"
 
 #define PAGE_SHIFT 13          /* 8 KB pages; an entry maps one (HRM 2.1.1.3, 2.1.6.4) */
 #define ASN_BITS 9             /* 8-bit ASN plus the ASM bit */
@@ -98,6 +99,7 @@ static unsigned asn_field(unsigned asn)
  * (out-of-order issue) would have started the fill itself: it pays lat. */
 static unsigned remaining(uint64_t ready, uint32_t lat, uint64_t cycle)
 {
+  PM_ASSERT(ready >= cycle);   /* asked only of fills still in flight or just requested */
   uint64_t r = ready - cycle;
   return r > lat ? lat : (unsigned)r;
 }
@@ -154,7 +156,10 @@ static void tb_insert(struct tb *t, uint64_t key)
   t->rr = v + 1 == t->n ? 0 : v + 1;
   if (t->key[v] != TB_EMPTY) {
     int32_t *p = &t->head[tb_hash(t, t->key[v])];
-    while (*p != (int32_t)v) p = &t->next[*p];
+    while (*p != (int32_t)v) {
+      PM_ASSERT(*p >= 0);   /* a key in use is on its bucket's chain */
+      p = &t->next[*p];
+    }
     *p = t->next[v];
   }
   unsigned h = tb_hash(t, key);
@@ -205,6 +210,7 @@ static struct line *cache_victim(struct cache *c, struct line *set)
 {
   uint64_t si = (uint64_t)(set - c->lines) / c->ways;
   unsigned v = c->rr[si];
+  PM_ASSERT(si <= c->set_mask && v < c->ways);
   for (unsigned w = 0; w < c->ways; w++)
     if (!(set[w].tag & T_VALID)) {
       v = w;
@@ -219,6 +225,25 @@ static struct line *cache_victim(struct cache *c, struct line *set)
 static uint64_t synonym(uint64_t line, unsigned k)
 {
   return (line & (((uint64_t)1 << PAGE_SHIFT) - 1)) | (uint64_t)k << PAGE_SHIFT;
+}
+
+/* For the checks of the invariants above: whether the Bcache holds physical
+ * line `line`, and in how many Dcache lines it is, over all the sets its
+ * virtual index may name. */
+static bool bc_holds(const struct memsys *ms, uint64_t line)
+{
+  return (ms->bc[(line >> ms->line_shift) & ms->bc_mask] & ~(uint64_t)T_DIRTY) == (line | T_VALID);
+}
+
+static unsigned dc_copies(const struct memsys *ms, uint64_t line)
+{
+  unsigned n = 0;
+  for (unsigned k = 0; k < ms->dc_synonyms; k++) {
+    const struct line *set = cache_set(ms, &ms->dc, synonym(line, k));
+    for (unsigned w = 0; w < ms->dc.ways; w++)
+      n += (set[w].tag & T_MATCH) == (line | T_VALID);
+  }
+  return n;
 }
 
 /* Writes a dirty Dcache victim into the Bcache (through the victim buffer,
@@ -267,6 +292,15 @@ static bool fill_line(struct memsys *ms, uint64_t line, uint64_t cycle, struct f
       continue;
     }
     if (m->line == line) {
+      /* The fill lands in the Bcache: should a conflicting miss presented
+       * since have taken the block (and the line's Dcache copies with it),
+       * the line takes it back, so that the copy this merge installs keeps
+       * the Dcache a subset of the Bcache. */
+      uint64_t *b = &ms->bc[(line >> ms->line_shift) & ms->bc_mask];
+      if ((*b & ~(uint64_t)T_DIRTY) != (line | T_VALID)) {
+        if (*b & T_VALID) bc_evict(ms, *b);
+        *b = line | T_VALID;
+      }
       *f = (struct fill){ m->ready, m->lat, m->level };
       return true;
     }
@@ -274,6 +308,7 @@ static bool fill_line(struct memsys *ms, uint64_t line, uint64_t cycle, struct f
   }
   uint64_t start = cycle;
   if (free_i == ms->nmaf) {
+    PM_ASSERT(ms->maf[early].ready > cycle);   /* every entry busy: wait for the first to free */
     free_i = early;
     start = ms->maf[early].ready;
     o->maf_wait = true;
@@ -293,6 +328,7 @@ static bool fill_line(struct memsys *ms, uint64_t line, uint64_t cycle, struct f
   }
   f->ready = start + flat;
   f->lat = (uint32_t)(f->ready - cycle);
+  PM_ASSERT(f->ready >= cycle && bc_holds(ms, line));
   ms->maf[free_i] = (struct maf){ line, f->ready, f->lat, f->level };
   return false;
 }
@@ -344,6 +380,7 @@ static void data_line(struct memsys *ms, unsigned asnf, uint64_t va, uint64_t pa
   for (unsigned w = 0; w < ms->dc.ways; w++) {
     struct line *l = &set[w];
     if ((l->tag & T_MATCH) != (line | T_VALID)) continue;
+    PM_ASSERT(bc_holds(ms, line));   /* the Dcache is a subset of the Bcache */
     if (store) l->tag |= T_DIRTY;
     if (l->ready <= cycle) {
       o->latency += hit;
@@ -365,6 +402,8 @@ static void data_line(struct memsys *ms, unsigned asnf, uint64_t va, uint64_t pa
   v->tag = line | T_VALID | (store ? T_DIRTY : 0) | (uint64_t)f.level << T_LVL_SHIFT;
   v->ready = f.ready;
   v->lat = f.lat;
+  /* The fill is in the Bcache too, and the line's only Dcache copy. */
+  PM_ASSERT(bc_holds(ms, line) && dc_copies(ms, line) == 1);
   unsigned r = remaining(f.ready, f.lat, cycle);
   report_fill(o, r > hit ? r : hit, f.level, merged);
 }

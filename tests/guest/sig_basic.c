@@ -1,7 +1,8 @@
 /* Signal handling basics: handlers for SIGUSR1/SIGUSR2 sent by raise and
  * kill, SA_SIGINFO (si_signo, si_code, si_pid, si_value from sigqueue),
  * blocking with sigprocmask, sigpending, delivery on unblock, queued
- * real-time signals, sigsuspend, SA_RESETHAND, SA_NODEFER, SIG_IGN. */
+ * real-time signals, sigsuspend, SA_RESETHAND, SA_NODEFER, SIG_IGN (which
+ * discards a pending signal). */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -172,6 +173,22 @@ int main(void)
     signal(SIGUSR2, SIG_IGN);
     raise(SIGUSR2);
     printf("ignored usr2: still alive\n");
+
+    /* Setting SIG_IGN discards a pending signal (POSIX), its queued siginfo
+     * too: sent again after a handler is back, it runs the handler once. */
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    sigprocmask(SIG_BLOCK, &set, &oldset);
+    install(SIGUSR2, on_sig, 0);
+    raise(SIGUSR2);
+    signal(SIGUSR2, SIG_IGN);
+    sigpending(&pend);
+    printf("pending usr2 after SIG_IGN: %d\n", sigismember(&pend, SIGUSR2));
+    install(SIGUSR2, on_sig, 0);
+    raise(SIGUSR2);
+    sigprocmask(SIG_SETMASK, &oldset, NULL);
+    dump("usr2 after SIG_IGN and a new handler");
+    signal(SIGUSR2, SIG_IGN);
 
     /* SA_RESETHAND: the first signal runs the handler, the second kills (in a child). */
     fflush(stdout);

@@ -1,6 +1,6 @@
 /* The event parser against the cpu PMU's sysfs description and the driver:
  * every format file reads as Linux's PMU_FORMAT_ATTR would and places its
- * value in the config bits perfdata/pm_raw.h gives; every events/ file and
+ * value in the config bits uapi/pm_raw.h gives; every events/ file and
  * every spelling the scripts and docs use parses to the expected attr and is
  * accepted by the Alpha driver's event_init (perf_event_open); unknown terms
  * and too-large values fail with perf's messages (util/pmu.c, 6.1). */

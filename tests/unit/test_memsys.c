@@ -308,6 +308,18 @@ static void test_writeback(void)
   CHECK_EQ_U64(memsys_stats(ms)->bc_back_invals, inv + 1, "Bcache eviction back-invalidates");
   a = ld(ms, 1, x, t += GAP);
   CHECK(a.l1_miss && a.level == LVL_MEM, "x was dropped from the Dcache with its Bcache block");
+
+  /* Inclusion with fills in flight: y misses, a conflicting miss takes its
+   * Bcache block, y again merges with its own fill. y and its conflict
+   * cannot both be in the Dcache afterwards. */
+  uint64_t y = BASE + 0x80;
+  t += GAP;
+  ld(ms, 1, y, t);
+  ld(ms, 1, y + 4 * MB, t + 1);
+  a = ld(ms, 1, y, t + 2);
+  bool y_hit = !ld(ms, 1, y, t + GAP).l1_miss, c_hit = !ld(ms, 1, y + 4 * MB, t + GAP + 1).l1_miss;
+  CHECK(a.merged && !(y_hit && c_hit), "a merge after a Bcache conflict keeps the Dcache a subset "
+        "(merged %d, y hits %d, its conflict hits %d)", a.merged, y_hit, c_hit);
   memsys_destroy(ms);
 }
 
