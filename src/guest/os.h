@@ -295,7 +295,9 @@ void signal_deliver(struct os *m, struct task *t);
 bool signal_pending(struct task *t);
 int sig_to_host(int gsig);
 int sig_from_host(int hsig);
-int64_t sys_sigreturn(struct os *m, struct task *t, bool rt);
+/* sigreturn (rt: rt_sigreturn): restores the registers and mask from the
+ * frame at a0, or sends SIGSEGV when it cannot be read. */
+void signal_return(struct os *m, struct task *t, bool rt);
 
 /* The fd table. */
 struct fdtable *fdt_create(void);

@@ -120,10 +120,10 @@ static int64_t do_io(struct os *m, struct task *t, uint64_t gfd, uint64_t buf, u
   return r < 0 ? -e : r;
 }
 
-static int64_t sys_read(ARGS) { return do_io(m, t, a[0], a[1], a[2], -1, false); }
-static int64_t sys_write(ARGS) { return do_io(m, t, a[0], a[1], a[2], -1, true); }
-static int64_t sys_pread(ARGS) { if ((int64_t)a[3] < 0) return -EINVAL; return do_io(m, t, a[0], a[1], a[2], (int64_t)a[3], false); }
-static int64_t sys_pwrite(ARGS) { if ((int64_t)a[3] < 0) return -EINVAL; return do_io(m, t, a[0], a[1], a[2], (int64_t)a[3], true); }
+int64_t sys_read(ARGS) { return do_io(m, t, a[0], a[1], a[2], -1, false); }
+int64_t sys_write(ARGS) { return do_io(m, t, a[0], a[1], a[2], -1, true); }
+int64_t sys_pread(ARGS) { if ((int64_t)a[3] < 0) return -EINVAL; return do_io(m, t, a[0], a[1], a[2], (int64_t)a[3], false); }
+int64_t sys_pwrite(ARGS) { if ((int64_t)a[3] < 0) return -EINVAL; return do_io(m, t, a[0], a[1], a[2], (int64_t)a[3], true); }
 
 static int64_t do_iov(struct os *m, struct task *t, const uint64_t *a, bool wr)
 {
@@ -140,8 +140,8 @@ static int64_t do_iov(struct os *m, struct task *t, const uint64_t *a, bool wr)
   }
   return total;
 }
-static int64_t sys_readv(ARGS) { return do_iov(m, t, a, false); }
-static int64_t sys_writev(ARGS) { return do_iov(m, t, a, true); }
+int64_t sys_readv(ARGS) { return do_iov(m, t, a, false); }
+int64_t sys_writev(ARGS) { return do_iov(m, t, a, true); }
 
 /* ---- open, close, dup ---- */
 /* The host path host fd h names (readlink of /proc/self/fd/h) into buf of
@@ -178,10 +178,10 @@ static int64_t do_openat(struct os *m, struct task *t, int64_t dirfd, uint64_t p
   return sys_install(t, openat(d, p, hf | O_CLOEXEC, (mode_t)(mode & 07777 & ~t->proc->umask)),
                      (flags & 010000000) != 0);
 }
-static int64_t sys_open(ARGS) { return do_openat(m, t, -100, a[0], a[1], a[2]); }
-static int64_t sys_openat(ARGS) { return do_openat(m, t, (int64_t)(int32_t)a[0], a[1], a[2], a[3]); }
+int64_t sys_open(ARGS) { return do_openat(m, t, -100, a[0], a[1], a[2]); }
+int64_t sys_openat(ARGS) { return do_openat(m, t, (int64_t)(int32_t)a[0], a[1], a[2], a[3]); }
 
-static int64_t sys_close(ARGS)
+int64_t sys_close(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -199,7 +199,7 @@ static int64_t do_dup(struct task *t, int h, int min, bool cloexec)
   return g;
 }
 
-static int64_t sys_dup(ARGS)
+int64_t sys_dup(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -219,8 +219,8 @@ static int64_t do_dup3(struct task *t, uint64_t oldfd, uint64_t newfd, bool cloe
   if (g != (int)newfd) { close(n); return g < 0 ? g : -EBADF; }
   return g;
 }
-static int64_t sys_dup2(ARGS) { UNUSED; if (a[0] == a[1]) { int h = sys_hostfd(t, a[0]); return h < 0 ? h : (int64_t)a[1]; } return do_dup3(t, a[0], a[1], false); }
-static int64_t sys_dup3(ARGS) { UNUSED; if (a[0] == a[1]) return -EINVAL; return do_dup3(t, a[0], a[1], (a[2] & 010000000) != 0); }
+int64_t sys_dup2(ARGS) { UNUSED; if (a[0] == a[1]) { int h = sys_hostfd(t, a[0]); return h < 0 ? h : (int64_t)a[1]; } return do_dup3(t, a[0], a[1], false); }
+int64_t sys_dup3(ARGS) { UNUSED; if (a[0] == a[1]) return -EINVAL; return do_dup3(t, a[0], a[1], (a[2] & 010000000) != 0); }
 
 static int64_t do_pipe(struct task *t, int fds[2], uint64_t flags)
 {
@@ -229,7 +229,7 @@ static int64_t do_pipe(struct task *t, int fds[2], uint64_t flags)
   return sys_install_pair(t, p, (flags & 010000000) != 0, fds);
 }
 
-static int64_t sys_pipe2(ARGS)
+int64_t sys_pipe2(ARGS)
 {
   UNUSED;
   int fds[2] = { -1, -1 };
@@ -238,7 +238,7 @@ static int64_t sys_pipe2(ARGS)
   return sys_put(t, a[0], fds, sizeof fds);
 }
 
-static int64_t sys_pipe(ARGS)
+int64_t sys_pipe(ARGS)
 {
   UNUSED;
   int fds[2] = { -1, -1 };
@@ -248,7 +248,7 @@ static int64_t sys_pipe(ARGS)
   return fds[0];
 }
 
-static int64_t sys_lseek(ARGS)
+int64_t sys_lseek(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -257,7 +257,7 @@ static int64_t sys_lseek(ARGS)
   return r < 0 ? -errno : r;
 }
 
-static int64_t sys_fcntl(ARGS)
+int64_t sys_fcntl(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -275,7 +275,7 @@ static int64_t sys_fcntl(ARGS)
   }
 }
 
-static int64_t sys_ioctl(ARGS)
+int64_t sys_ioctl(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -369,11 +369,11 @@ static int64_t do_fstatat(struct os *m, struct task *t, int64_t dirfd, uint64_t 
   return old ? put_stat_old(t, buf, &st) : put_stat64(t, buf, &st);
 }
 
-static int64_t sys_fstatat64(ARGS) { return do_fstatat(m, t, (int64_t)(int32_t)a[0], a[1], a[2], a[3], false); }
-static int64_t sys_stat64(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0, false); }
-static int64_t sys_lstat64(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0x100, false); }
-static int64_t sys_stat(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0, true); }
-static int64_t sys_lstat(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0x100, true); }
+int64_t sys_fstatat64(ARGS) { return do_fstatat(m, t, (int64_t)(int32_t)a[0], a[1], a[2], a[3], false); }
+int64_t sys_stat64(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0, false); }
+int64_t sys_lstat64(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0x100, false); }
+int64_t sys_stat(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0, true); }
+int64_t sys_lstat(ARGS) { return do_fstatat(m, t, -100, a[0], a[1], 0x100, true); }
 
 static int64_t do_fstat(struct task *t, uint64_t gfd, uint64_t buf, bool old)
 {
@@ -383,8 +383,8 @@ static int64_t do_fstat(struct task *t, uint64_t gfd, uint64_t buf, bool old)
   if (fstat(h, &st)) return -errno;
   return old ? put_stat_old(t, buf, &st) : put_stat64(t, buf, &st);
 }
-static int64_t sys_fstat64(ARGS) { UNUSED; return do_fstat(t, a[0], a[1], false); }
-static int64_t sys_fstat(ARGS) { UNUSED; return do_fstat(t, a[0], a[1], true); }
+int64_t sys_fstat64(ARGS) { UNUSED; return do_fstat(t, a[0], a[1], false); }
+int64_t sys_fstat(ARGS) { UNUSED; return do_fstat(t, a[0], a[1], true); }
 
 /* ---- path operations ---- */
 #define AT1(name, call) \
@@ -396,12 +396,12 @@ AT1(do_access, faccessat(d, p, (int)x, 0))
 AT1(do_mkdir, mkdirat(d, p, (mode_t)(x & 07777 & ~t->proc->umask)))
 AT1(do_chmod, fchmodat(d, p, (mode_t)(x & 07777), 0))
 
-static int64_t sys_access(ARGS) { return do_access(m, t, -100, a[0], a[1]); }
-static int64_t sys_faccessat(ARGS) { return do_access(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
-static int64_t sys_mkdir(ARGS) { return do_mkdir(m, t, -100, a[0], a[1]); }
-static int64_t sys_mkdirat(ARGS) { return do_mkdir(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
-static int64_t sys_chmod(ARGS) { return do_chmod(m, t, -100, a[0], a[1]); }
-static int64_t sys_fchmodat(ARGS) { return do_chmod(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
+int64_t sys_access(ARGS) { return do_access(m, t, -100, a[0], a[1]); }
+int64_t sys_faccessat(ARGS) { return do_access(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
+int64_t sys_mkdir(ARGS) { return do_mkdir(m, t, -100, a[0], a[1]); }
+int64_t sys_mkdirat(ARGS) { return do_mkdir(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
+int64_t sys_chmod(ARGS) { return do_chmod(m, t, -100, a[0], a[1]); }
+int64_t sys_fchmodat(ARGS) { return do_chmod(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
 
 static int64_t do_unlinkat(struct os *m, struct task *t, int64_t dfd, uint64_t path, int flags)
 {
@@ -410,9 +410,9 @@ static int64_t do_unlinkat(struct os *m, struct task *t, int64_t dfd, uint64_t p
   if (e) return e;
   return unlinkat(d, p, flags) ? -errno : 0;
 }
-static int64_t sys_unlink(ARGS) { return do_unlinkat(m, t, -100, a[0], 0); }
-static int64_t sys_rmdir(ARGS) { return do_unlinkat(m, t, -100, a[0], AT_REMOVEDIR); }
-static int64_t sys_unlinkat(ARGS) { return do_unlinkat(m, t, (int64_t)(int32_t)a[0], a[1], a[2] & 0x200 ? AT_REMOVEDIR : 0); }
+int64_t sys_unlink(ARGS) { return do_unlinkat(m, t, -100, a[0], 0); }
+int64_t sys_rmdir(ARGS) { return do_unlinkat(m, t, -100, a[0], AT_REMOVEDIR); }
+int64_t sys_unlinkat(ARGS) { return do_unlinkat(m, t, (int64_t)(int32_t)a[0], a[1], a[2] & 0x200 ? AT_REMOVEDIR : 0); }
 
 static int64_t do_rename(struct os *m, struct task *t, int64_t od, uint64_t op, int64_t nd, uint64_t np, unsigned flags)
 {
@@ -421,9 +421,9 @@ static int64_t do_rename(struct os *m, struct task *t, int64_t od, uint64_t op, 
   if (e || (e = sys_at_path(m, t, nd, np, &d2, p2))) return e;
   return renameat2(d1, p1, d2, p2, flags) ? -errno : 0;
 }
-static int64_t sys_rename(ARGS) { return do_rename(m, t, -100, a[0], -100, a[1], 0); }
-static int64_t sys_renameat(ARGS) { return do_rename(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], 0); }
-static int64_t sys_renameat2(ARGS) { return do_rename(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], (unsigned)a[4]); }
+int64_t sys_rename(ARGS) { return do_rename(m, t, -100, a[0], -100, a[1], 0); }
+int64_t sys_renameat(ARGS) { return do_rename(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], 0); }
+int64_t sys_renameat2(ARGS) { return do_rename(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], (unsigned)a[4]); }
 
 static int64_t do_link(struct os *m, struct task *t, int64_t od, uint64_t op, int64_t nd, uint64_t np, bool sym)
 {
@@ -437,10 +437,10 @@ static int64_t do_link(struct os *m, struct task *t, int64_t od, uint64_t op, in
   if ((e = sys_at_path(m, t, od, op, &d1, p1)) || (e = sys_at_path(m, t, nd, np, &d2, p2))) return e;
   return linkat(d1, p1, d2, p2, 0) ? -errno : 0;
 }
-static int64_t sys_link(ARGS) { return do_link(m, t, -100, a[0], -100, a[1], false); }
-static int64_t sys_linkat(ARGS) { return do_link(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], false); }
-static int64_t sys_symlink(ARGS) { return do_link(m, t, 0, a[0], -100, a[1], true); }
-static int64_t sys_symlinkat(ARGS) { return do_link(m, t, 0, a[0], (int32_t)a[1], a[2], true); }
+int64_t sys_link(ARGS) { return do_link(m, t, -100, a[0], -100, a[1], false); }
+int64_t sys_linkat(ARGS) { return do_link(m, t, (int32_t)a[0], a[1], (int32_t)a[2], a[3], false); }
+int64_t sys_symlink(ARGS) { return do_link(m, t, 0, a[0], -100, a[1], true); }
+int64_t sys_symlinkat(ARGS) { return do_link(m, t, 0, a[0], (int32_t)a[1], a[2], true); }
 
 static int64_t do_readlink(struct os *m, struct task *t, int64_t dfd, uint64_t path, uint64_t buf, uint64_t len)
 {
@@ -459,10 +459,10 @@ static int64_t do_readlink(struct os *m, struct task *t, int64_t dfd, uint64_t p
   if ((uint64_t)n > len) n = (ssize_t)len;
   return sys_put(t, buf, out, (size_t)n) ? -EFAULT : n;
 }
-static int64_t sys_readlink(ARGS) { return do_readlink(m, t, -100, a[0], a[1], a[2]); }
-static int64_t sys_readlinkat(ARGS) { return do_readlink(m, t, (int32_t)a[0], a[1], a[2], a[3]); }
+int64_t sys_readlink(ARGS) { return do_readlink(m, t, -100, a[0], a[1], a[2]); }
+int64_t sys_readlinkat(ARGS) { return do_readlink(m, t, (int32_t)a[0], a[1], a[2], a[3]); }
 
-static int64_t sys_getcwd(ARGS)
+int64_t sys_getcwd(ARGS)
 {
   UNUSED;
   char cwd[PATH_MAX];
@@ -475,7 +475,7 @@ static int64_t sys_getcwd(ARGS)
   return sys_put(t, a[0], cwd, (size_t)n) ? -EFAULT : n;
 }
 
-static int64_t sys_chdir(ARGS)
+int64_t sys_chdir(ARGS)
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, -100, a[0], &d, p);
@@ -487,7 +487,7 @@ static int64_t sys_chdir(ARGS)
   return 0;
 }
 
-static int64_t sys_fchdir(ARGS)
+int64_t sys_fchdir(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -502,7 +502,7 @@ static int64_t sys_fchdir(ARGS)
   return 0;
 }
 
-static int64_t sys_getdents64(ARGS)
+int64_t sys_getdents64(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -517,7 +517,7 @@ static int64_t sys_getdents64(ARGS)
   return r < 0 ? -e : r;
 }
 
-static int64_t sys_ftruncate(ARGS)
+int64_t sys_ftruncate(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -525,7 +525,7 @@ static int64_t sys_ftruncate(ARGS)
   return ftruncate(h, (off_t)a[1]) ? -errno : 0;
 }
 
-static int64_t sys_truncate(ARGS)
+int64_t sys_truncate(ARGS)
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, -100, a[0], &d, p);
@@ -537,21 +537,21 @@ static int64_t sys_truncate(ARGS)
   return r;
 }
 
-static int64_t sys_fsync(ARGS)
+int64_t sys_fsync(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
   return h < 0 ? h : (fsync(h) ? -errno : 0);
 }
 
-static int64_t sys_fchmod(ARGS)
+int64_t sys_fchmod(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
   return h < 0 ? h : (fchmod(h, (mode_t)(a[1] & 07777)) ? -errno : 0);
 }
 
-static int64_t sys_utimensat(ARGS)
+int64_t sys_utimensat(ARGS)
 {
   char p[PATH_MAX];
   struct timespec ts[2], *tp = NULL;
@@ -572,7 +572,7 @@ static int64_t sys_utimensat(ARGS)
   return utimensat(d, p, tp, a[3] & 0x100 ? AT_SYMLINK_NOFOLLOW : 0) ? -errno : 0;
 }
 
-static int64_t sys_chown(ARGS) { UNUSED; return 0; }
+int64_t sys_chown(ARGS) { UNUSED; return 0; }
 
 /* ---- poll ---- */
 
@@ -598,13 +598,13 @@ static int64_t do_poll(struct os *m, struct task *t, uint64_t fds, uint64_t nfds
   return sys_wait_ready(m, t, nfds ? &p[0] : NULL, timeout_ns);
 }
 
-static int64_t sys_poll(ARGS)
+int64_t sys_poll(ARGS)
 {
   int64_t ms = (int64_t)(int32_t)a[2];
   return do_poll(m, t, a[0], a[1], ms < 0 ? -1 : ms * 1000000);
 }
 
-static int64_t sys_ppoll(ARGS)
+int64_t sys_ppoll(ARGS)
 {
   int64_t tns = -1;
   if (a[2]) {
@@ -667,7 +667,7 @@ static int64_t do_select(struct os *m, struct task *t, uint64_t nfds, uint64_t r
   return w;
 }
 
-static int64_t sys_select(ARGS)
+int64_t sys_select(ARGS)
 {
   int64_t tns = -1;
   if (a[4]) {
@@ -679,7 +679,7 @@ static int64_t sys_select(ARGS)
   return do_select(m, t, a[0], a[1], a[2], a[3], tns);
 }
 
-static int64_t sys_pselect6(ARGS)
+int64_t sys_pselect6(ARGS)
 {
   int64_t tns = -1;
   if (a[4]) {
@@ -699,7 +699,7 @@ static int64_t sys_pselect6(ARGS)
 /* ---- memory ---- */
 static int prot_of(uint64_t p) { return (int)(p & 7); }
 
-static int64_t sys_brk(ARGS)
+int64_t sys_brk(ARGS)
 {
   UNUSED;
   struct guest_mm *mm = t->mm;
@@ -763,7 +763,7 @@ int64_t sys_mmap_addr(struct guest_mm *mm, uint64_t addr, uint64_t len, uint64_t
   return hint ? (int64_t)hint : -ENOMEM;
 }
 
-static int64_t sys_mmap(ARGS)
+int64_t sys_mmap(ARGS)
 {
   UNUSED;
   struct guest_mm *mm = t->mm;
@@ -809,7 +809,7 @@ static int64_t sys_mmap(ARGS)
   return (int64_t)addr;
 }
 
-static int64_t sys_munmap(ARGS)
+int64_t sys_munmap(ARGS)
 {
   UNUSED;
   if (a[0] & GUEST_PAGE_MASK || !a[1]) return -EINVAL;
@@ -817,7 +817,7 @@ static int64_t sys_munmap(ARGS)
   return mm_unmap(t->mm, a[0], (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK) ? -EINVAL : 0;
 }
 
-static int64_t sys_mprotect(ARGS)
+int64_t sys_mprotect(ARGS)
 {
   UNUSED;
   if (a[0] & GUEST_PAGE_MASK) return -EINVAL;
@@ -831,7 +831,7 @@ static int64_t sys_mprotect(ARGS)
   return r ? -ENOMEM : 0;
 }
 
-static int64_t sys_madvise(ARGS)
+int64_t sys_madvise(ARGS)
 {
   UNUSED;
   if (a[2] == 6) {   /* MADV_DONTNEED on Alpha: private anonymous pages read back as zero */
@@ -844,7 +844,7 @@ static int64_t sys_madvise(ARGS)
   return 0;
 }
 
-static int64_t sys_mremap(ARGS)
+int64_t sys_mremap(ARGS)
 {
   UNUSED;
   struct guest_mm *mm = t->mm;
@@ -906,75 +906,4 @@ static int64_t sys_mremap(ARGS)
   return (int64_t)to;
 }
 
-static int64_t sys_msync(ARGS) { UNUSED; return 0; }
-
-sys_fn sys_lookup_fs(uint64_t nr)
-{
-  switch (nr) {
-  case 3: return sys_read;
-  case 4: return sys_write;
-  case 6: return sys_close;
-  case 9: return sys_link;
-  case 10: return sys_unlink;
-  case 12: return sys_chdir;
-  case 13: return sys_fchdir;
-  case 15: return sys_chmod;
-  case 16: return sys_chown;
-  case 17: return sys_brk;
-  case 19: return sys_lseek;
-  case 33: return sys_access;
-  case 41: return sys_dup;
-  case 42: return sys_pipe;
-  case 45: return sys_open;
-  case 54: return sys_ioctl;
-  case 57: return sys_symlink;
-  case 58: return sys_readlink;
-  case 67: return sys_stat;
-  case 68: return sys_lstat;
-  case 71: return sys_mmap;
-  case 73: return sys_munmap;
-  case 74: return sys_mprotect;
-  case 75: return sys_madvise;
-  case 90: return sys_dup2;
-  case 91: return sys_fstat;
-  case 92: return sys_fcntl;
-  case 94: return sys_poll;
-  case 95: case 447: return sys_fsync;
-  case 120: return sys_readv;
-  case 121: return sys_writev;
-  case 123: case 124: return nr == 124 ? sys_fchmod : sys_chown;   /* fchown, fchmod */
-  case 128: return sys_rename;
-  case 129: return sys_truncate;
-  case 130: return sys_ftruncate;
-  case 136: return sys_mkdir;
-  case 137: return sys_rmdir;
-  case 217: return sys_msync;
-  case 341: return sys_mremap;
-  case 349: return sys_pread;
-  case 350: return sys_pwrite;
-  case 367: return sys_getcwd;
-  case 377: return sys_getdents64;
-  case 425: return sys_stat64;
-  case 426: return sys_lstat64;
-  case 427: return sys_fstat64;
-  case 450: return sys_openat;
-  case 451: return sys_mkdirat;
-  case 453: return sys_chown;        /* fchownat */
-  case 455: return sys_fstatat64;
-  case 456: return sys_unlinkat;
-  case 457: return sys_renameat;
-  case 458: return sys_linkat;
-  case 459: return sys_symlinkat;
-  case 460: return sys_readlinkat;
-  case 461: return sys_fchmodat;
-  case 462: case 549: return sys_faccessat;
-  case 358: return sys_select;
-  case 463: return sys_pselect6;
-  case 464: return sys_ppoll;
-  case 475: return sys_utimensat;
-  case 487: return sys_dup3;
-  case 488: return sys_pipe2;
-  case 510: return sys_renameat2;
-  default: return NULL;
-  }
-}
+int64_t sys_msync(ARGS) { UNUSED; return 0; }

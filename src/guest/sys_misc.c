@@ -170,7 +170,7 @@ static int sock_type(uint64_t type, bool *cloexec)
   return (int)(type & 0xf) | SOCK_CLOEXEC | (type & A_SOCK_NONBLOCK ? SOCK_NONBLOCK : 0);
 }
 
-static int64_t sys_socket(ARGS)
+int64_t sys_socket(ARGS)
 {
   UNUSED;
   bool ce;
@@ -179,7 +179,7 @@ static int64_t sys_socket(ARGS)
   return sys_install(t, socket((int)a[0], type, (int)a[2]), ce);
 }
 
-static int64_t sys_socketpair(ARGS)
+int64_t sys_socketpair(ARGS)
 {
   UNUSED;
   bool ce;
@@ -191,7 +191,7 @@ static int64_t sys_socketpair(ARGS)
   return e ? e : sys_put(t, a[3], out, sizeof out);
 }
 
-static int64_t sys_bind(ARGS)
+int64_t sys_bind(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -207,7 +207,7 @@ static int64_t sys_bind(ARGS)
 
 /* connect: AF_UNIX sockets connect without the host waiting (a full backlog is
  * retried later); inet connects are loopback-only and finish at once. */
-static int64_t sys_connect(ARGS)
+int64_t sys_connect(ARGS)
 {
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
@@ -224,7 +224,7 @@ static int64_t sys_connect(ARGS)
   return r ? -errno : 0;
 }
 
-static int64_t sys_listen(ARGS)
+int64_t sys_listen(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -251,8 +251,8 @@ static int64_t do_accept(struct os *m, struct task *t, const uint64_t *a, uint64
   int e = addr_out(t, a[1], a[2], &ss, len);
   return e ? e : g;
 }
-static int64_t sys_accept(ARGS) { return do_accept(m, t, a, 0); }
-static int64_t sys_accept4(ARGS) { return do_accept(m, t, a, a[3]); }
+int64_t sys_accept(ARGS) { return do_accept(m, t, a, 0); }
+int64_t sys_accept4(ARGS) { return do_accept(m, t, a, a[3]); }
 
 static int64_t do_sockname(struct task *t, const uint64_t *a, bool peer)
 {
@@ -264,10 +264,10 @@ static int64_t do_sockname(struct task *t, const uint64_t *a, bool peer)
   if (r) return -errno;
   return addr_out(t, a[1], a[2], &ss, len);
 }
-static int64_t sys_getsockname(ARGS) { UNUSED; return do_sockname(t, a, false); }
-static int64_t sys_getpeername(ARGS) { UNUSED; return do_sockname(t, a, true); }
+int64_t sys_getsockname(ARGS) { UNUSED; return do_sockname(t, a, false); }
+int64_t sys_getpeername(ARGS) { UNUSED; return do_sockname(t, a, true); }
 
-static int64_t sys_shutdown(ARGS)
+int64_t sys_shutdown(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -453,8 +453,8 @@ static int64_t do_sendto(struct os *m, struct task *t, const uint64_t *a, uint64
   gmsg_free(&g);
   return r;
 }
-static int64_t sys_sendto(ARGS) { return do_sendto(m, t, a, a[4], a[5]); }
-static int64_t sys_send(ARGS) { return do_sendto(m, t, a, 0, 0); }
+int64_t sys_sendto(ARGS) { return do_sendto(m, t, a, a[4], a[5]); }
+int64_t sys_send(ARGS) { return do_sendto(m, t, a, 0, 0); }
 
 static int64_t do_recvfrom(struct os *m, struct task *t, const uint64_t *a, uint64_t addr, uint64_t alenp)
 {
@@ -479,8 +479,8 @@ static int64_t do_recvfrom(struct os *m, struct task *t, const uint64_t *a, uint
   gmsg_free(&g);
   return r;
 }
-static int64_t sys_recvfrom(ARGS) { return do_recvfrom(m, t, a, a[4], a[5]); }
-static int64_t sys_recv(ARGS) { return do_recvfrom(m, t, a, 0, 0); }
+int64_t sys_recvfrom(ARGS) { return do_recvfrom(m, t, a, a[4], a[5]); }
+int64_t sys_recv(ARGS) { return do_recvfrom(m, t, a, 0, 0); }
 
 /* struct msghdr on Alpha (56 bytes, as x86-64): name, namelen, iov, iovlen,
  * control, controllen, flags at 0, 8, 16, 24, 32, 40, 48. */
@@ -525,7 +525,7 @@ static int gmsg_read(struct task *t, uint64_t gaddr, struct gmsg *g, bool sendin
   return 0;
 }
 
-static int64_t sys_sendmsg(ARGS)
+int64_t sys_sendmsg(ARGS)
 {
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
@@ -560,7 +560,7 @@ static int gmsg_finish(struct task *t, uint64_t gaddr, struct gmsg *g, bool cloe
   return 0;
 }
 
-static int64_t sys_recvmsg(ARGS)
+int64_t sys_recvmsg(ARGS)
 {
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
@@ -610,7 +610,7 @@ static bool sockopt_to_host(uint64_t level, uint64_t opt, int *hl, int *ho)
          (opt >= 34 && opt <= 37) || (opt >= 40 && opt < 0x1000);
 }
 
-static int64_t sys_setsockopt(ARGS)
+int64_t sys_setsockopt(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]), hl, ho;
@@ -624,7 +624,7 @@ static int64_t sys_setsockopt(ARGS)
   return setsockopt(h, hl, ho, a[3] ? buf : NULL, len) ? -errno : 0;
 }
 
-static int64_t sys_getsockopt(ARGS)
+int64_t sys_getsockopt(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]), hl, ho;
@@ -656,21 +656,21 @@ static int64_t sys_getsockopt(ARGS)
 /* struct epoll_event is 16 bytes on Alpha (data at offset 8); x86-64's is
  * packed into 12. Event bits are the same. */
 
-static int64_t sys_epoll_create(ARGS)
+int64_t sys_epoll_create(ARGS)
 {
   UNUSED;
   if ((int32_t)a[0] <= 0) return -EINVAL;
   return sys_install(t, epoll_create1(EPOLL_CLOEXEC), false);
 }
 
-static int64_t sys_epoll_create1(ARGS)
+int64_t sys_epoll_create1(ARGS)
 {
   UNUSED;
   if (a[0] & ~(uint64_t)A_O_CLOEXEC) return -EINVAL;
   return sys_install(t, epoll_create1(EPOLL_CLOEXEC), a[0] & A_O_CLOEXEC);
 }
 
-static int64_t sys_epoll_ctl(ARGS)
+int64_t sys_epoll_ctl(ARGS)
 {
   UNUSED;
   int ep = sys_hostfd(t, a[0]), h = sys_hostfd(t, a[2]);
@@ -715,7 +715,7 @@ static int64_t ms_to_ns(uint64_t ms)
   return v < 0 ? -1 : (int64_t)v * 1000000;
 }
 
-static int64_t sys_epoll_wait(ARGS)
+int64_t sys_epoll_wait(ARGS)
 {
   return do_epoll_wait(m, t, a[0], a[1], (int32_t)a[2], ms_to_ns(a[3]));
 }
@@ -732,9 +732,9 @@ static int64_t epoll_masked(struct os *m, struct task *t, const uint64_t *a, int
   return sys_mask_end(t, do_epoll_wait(m, t, a[0], a[1], (int32_t)a[2], tns));
 }
 
-static int64_t sys_epoll_pwait(ARGS) { return epoll_masked(m, t, a, ms_to_ns(a[3])); }
+int64_t sys_epoll_pwait(ARGS) { return epoll_masked(m, t, a, ms_to_ns(a[3])); }
 
-static int64_t sys_epoll_pwait2(ARGS)
+int64_t sys_epoll_pwait2(ARGS)
 {
   int64_t tns = -1;
   if (a[3]) {
@@ -754,12 +754,12 @@ static int64_t do_eventfd(struct task *t, uint64_t initval, uint64_t flags)
   int hf = EFD_CLOEXEC | (flags & 1 ? EFD_SEMAPHORE : 0) | (flags & A_O_NONBLOCK ? EFD_NONBLOCK : 0);
   return sys_install(t, eventfd((unsigned)initval, hf), flags & A_O_CLOEXEC);
 }
-static int64_t sys_eventfd(ARGS) { UNUSED; return do_eventfd(t, a[0], 0); }
-static int64_t sys_eventfd2(ARGS) { UNUSED; return do_eventfd(t, a[0], a[1]); }
+int64_t sys_eventfd(ARGS) { UNUSED; return do_eventfd(t, a[0], 0); }
+int64_t sys_eventfd2(ARGS) { UNUSED; return do_eventfd(t, a[0], a[1]); }
 
 /* timerfds are host timerfds: they expire in host time, not guest time, and a
  * TFD_TIMER_ABSTIME value is turned into one relative to the guest clock. */
-static int64_t sys_timerfd_create(ARGS)
+int64_t sys_timerfd_create(ARGS)
 {
   UNUSED;
   if (a[1] & ~(uint64_t)(A_O_NONBLOCK | A_O_CLOEXEC)) return -EINVAL;
@@ -786,7 +786,7 @@ static int timerfd_clock(int h)
   return clk;
 }
 
-static int64_t sys_timerfd_settime(ARGS)
+int64_t sys_timerfd_settime(ARGS)
 {
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
@@ -804,7 +804,7 @@ static int64_t sys_timerfd_settime(ARGS)
   return a[3] ? sys_put(t, a[3], &ov, sizeof ov) : 0;
 }
 
-static int64_t sys_timerfd_gettime(ARGS)
+int64_t sys_timerfd_gettime(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -814,7 +814,7 @@ static int64_t sys_timerfd_gettime(ARGS)
   return sys_put(t, a[1], &v, sizeof v);
 }
 
-static int64_t sys_memfd_create(ARGS)
+int64_t sys_memfd_create(ARGS)
 {
   UNUSED;
   char name[256];
@@ -884,18 +884,18 @@ static int64_t do_statfs(struct os *m, struct task *t, bool byfd, uint64_t arg,
   }
   return wide ? put_statfs64(t, buf, &s) : put_statfs(t, buf, &s);
 }
-static int64_t sys_statfs(ARGS) { return do_statfs(m, t, false, a[0], a[1], false); }
-static int64_t sys_fstatfs(ARGS) { return do_statfs(m, t, true, a[0], a[1], false); }
-static int64_t sys_statfs64(ARGS)
+int64_t sys_statfs(ARGS) { return do_statfs(m, t, false, a[0], a[1], false); }
+int64_t sys_fstatfs(ARGS) { return do_statfs(m, t, true, a[0], a[1], false); }
+int64_t sys_statfs64(ARGS)
 {
   return a[1] != STATFS64_SIZE ? -EINVAL : do_statfs(m, t, false, a[0], a[2], true);
 }
-static int64_t sys_fstatfs64(ARGS)
+int64_t sys_fstatfs64(ARGS)
 {
   return a[1] != STATFS64_SIZE ? -EINVAL : do_statfs(m, t, true, a[0], a[2], true);
 }
 
-static int64_t sys_statx(ARGS)
+int64_t sys_statx(ARGS)
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, (int32_t)a[0], a[1], &d, p);
@@ -911,7 +911,7 @@ static int64_t sys_statx(ARGS)
  * d_name, then d_type in the record's last byte. Its records have exactly the
  * size of linux_dirent64's (both align namelen + 20 to 8), so one host
  * getdents64 of the guest's count converts record by record. */
-static int64_t sys_getdents(ARGS)
+int64_t sys_getdents(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -955,10 +955,10 @@ static int64_t do_mknodat(struct os *m, struct task *t, int64_t dfd, uint64_t pa
   default: return -EINVAL;
   }
 }
-static int64_t sys_mknod(ARGS) { return do_mknodat(m, t, -100, a[0], a[1]); }
-static int64_t sys_mknodat(ARGS) { return do_mknodat(m, t, (int32_t)a[0], a[1], a[2]); }
+int64_t sys_mknod(ARGS) { return do_mknodat(m, t, -100, a[0], a[1]); }
+int64_t sys_mknodat(ARGS) { return do_mknodat(m, t, (int32_t)a[0], a[1], a[2]); }
 
-static int64_t sys_lchown(ARGS)
+int64_t sys_lchown(ARGS)
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, -100, a[0], &d, p);
@@ -967,7 +967,7 @@ static int64_t sys_lchown(ARGS)
 }
 
 /* sendfile: at most IOBUF bytes per call; a full output waits in the scheduler. */
-static int64_t sys_sendfile(ARGS)
+int64_t sys_sendfile(ARGS)
 {
   int out = sys_hostfd(t, a[0]), in = sys_hostfd(t, a[1]);
   if (out < 0) return out;
@@ -990,7 +990,7 @@ static int64_t sys_sendfile(ARGS)
   return a[2] && sys_put(t, a[2], &off, 8) ? -EFAULT : r;
 }
 
-static int64_t sys_copy_file_range(ARGS)
+int64_t sys_copy_file_range(ARGS)
 {
   UNUSED;
   int in = sys_hostfd(t, a[0]), out = sys_hostfd(t, a[2]);
@@ -1006,7 +1006,7 @@ static int64_t sys_copy_file_range(ARGS)
   return r;
 }
 
-static int64_t sys_fallocate(ARGS)
+int64_t sys_fallocate(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -1015,7 +1015,7 @@ static int64_t sys_fallocate(ARGS)
 }
 
 /* close_range(first, last, flags): CLOSE_RANGE_UNSHARE 2, CLOSE_RANGE_CLOEXEC 4. */
-static int64_t sys_close_range(ARGS)
+int64_t sys_close_range(ARGS)
 {
   UNUSED;
   uint32_t first = (uint32_t)a[0], last = (uint32_t)a[1];
@@ -1037,7 +1037,7 @@ static int64_t sys_close_range(ARGS)
 
 /* flock always succeeds: every guest process lives in this one host process,
  * where flock on two opens of one file would block the emulator itself. */
-static int64_t sys_flock(ARGS)
+int64_t sys_flock(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -1048,8 +1048,8 @@ static int64_t sys_flock(ARGS)
 
 /* sync/syncfs: the data already reached the host kernel; durability is not
  * modelled. fadvise is advice. */
-static int64_t sys_sync(ARGS) { UNUSED; return 0; }
-static int64_t sys_fd_ok(ARGS)
+int64_t sys_sync(ARGS) { UNUSED; return 0; }
+int64_t sys_fd_ok(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
@@ -1059,7 +1059,7 @@ static int64_t sys_fd_ok(ARGS)
 /* ---- memory ---- */
 
 /* mincore: a mapped page is resident once touched (it has host memory). */
-static int64_t sys_mincore(ARGS)
+int64_t sys_mincore(ARGS)
 {
   UNUSED;
   if (a[0] & GUEST_PAGE_MASK) return -EINVAL;
@@ -1080,7 +1080,7 @@ static int64_t sys_mincore(ARGS)
 
 /* ---- identity ---- */
 
-static int64_t sys_getgroups(ARGS)
+int64_t sys_getgroups(ARGS)
 {
   UNUSED;
   int n = getgroups(0, NULL);
@@ -1101,7 +1101,7 @@ static int64_t sys_getgroups(ARGS)
 }
 
 /* setgroups pretends for root (the host's groups stay as they are). */
-static int64_t sys_setgroups(ARGS)
+int64_t sys_setgroups(ARGS)
 {
   UNUSED;
   if (a[0] > 65536) return -EINVAL;
@@ -1114,78 +1114,17 @@ static int64_t do_getres(struct task *t, const uint64_t *a, const uint32_t v[3])
     if (sys_put(t, a[i], &v[i], 4)) return -EFAULT;
   return 0;
 }
-static int64_t sys_getresuid(ARGS)
+int64_t sys_getresuid(ARGS)
 {
   UNUSED;
   uint32_t v[3] = { getuid(), geteuid(), geteuid() };
   return do_getres(t, a, v);
 }
-static int64_t sys_getresgid(ARGS)
+int64_t sys_getresgid(ARGS)
 {
   UNUSED;
   uint32_t v[3] = { getgid(), getegid(), getegid() };
   return do_getres(t, a, v);
 }
 
-static int64_t sys_enosys(ARGS) { UNUSED; return -ENOSYS; }
-
-/* Alpha numbers from asm/unistd_32.h (Linux 6.1). */
-sys_fn sys_lookup_misc(uint64_t nr)
-{
-  switch (nr) {
-  case 14: return sys_mknod;
-  case 36: return sys_sync;
-  case 79: return sys_getgroups;
-  case 80: return sys_setgroups;
-  case 97: return sys_socket;
-  case 98: return sys_connect;
-  case 99: return sys_accept;
-  case 101: return sys_send;
-  case 102: return sys_recv;
-  case 104: return sys_bind;
-  case 105: return sys_setsockopt;
-  case 106: return sys_listen;
-  case 113: return sys_recvmsg;
-  case 114: return sys_sendmsg;
-  case 118: return sys_getsockopt;
-  case 125: return sys_recvfrom;
-  case 131: return sys_flock;
-  case 133: return sys_sendto;
-  case 134: return sys_shutdown;
-  case 135: return sys_socketpair;
-  case 141: return sys_getpeername;
-  case 150: return sys_getsockname;
-  case 208: return sys_lchown;
-  case 305: return sys_getdents;
-  case 328: return sys_statfs;
-  case 329: return sys_fstatfs;
-  case 344: return sys_getresuid;
-  case 370: return sys_sendfile;
-  case 372: return sys_getresgid;
-  case 375: return sys_mincore;
-  case 407: return sys_epoll_create;
-  case 408: return sys_epoll_ctl;
-  case 409: return sys_epoll_wait;
-  case 413: return sys_fd_ok;          /* fadvise64 */
-  case 452: return sys_mknodat;
-  case 474: return sys_epoll_pwait;
-  case 478: return sys_eventfd;
-  case 480: return sys_fallocate;
-  case 481: return sys_timerfd_create;
-  case 482: return sys_timerfd_settime;
-  case 483: return sys_timerfd_gettime;
-  case 485: return sys_eventfd2;
-  case 486: return sys_epoll_create1;
-  case 500: return sys_fd_ok;          /* syncfs */
-  case 502: return sys_accept4;
-  case 512: return sys_memfd_create;
-  case 519: return sys_copy_file_range;
-  case 522: return sys_statx;
-  case 528: return sys_statfs64;
-  case 529: return sys_fstatfs64;
-  case 544: return sys_enosys;         /* pidfd_open */
-  case 546: return sys_close_range;
-  case 551: return sys_epoll_pwait2;
-  default: return NULL;
-  }
-}
+int64_t sys_enosys(ARGS) { UNUSED; return -ENOSYS; }

@@ -1,4 +1,4 @@
-/* perf_event_open(2) for guests (Alpha syscall 493) and the system calls on
+/* perf_event_open(2) for guests and the system calls on
  * kernel files (perf event fds): this layer copies the attr in with Linux's
  * size rules (perf_copy_attr) and routes the fd's read, ioctl, mmap, fcntl,
  * close and prctl to the machine through struct os_kfile_ops; the perf core
@@ -10,7 +10,6 @@
 #include <string.h>
 
 #define ALPHA_PAGE_SIZE 8192          /* perf_copy_attr's limit is PAGE_SIZE */
-#define NR_PERF_EVENT_OPEN 493
 #define PERF_FLAG_ALL (PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC)
 
 /* perf_copy_attr's size handling: size 0 is PERF_ATTR_SIZE_VER0; below that
@@ -39,8 +38,9 @@ err_size:;
   return -E2BIG;
 }
 
-static int64_t perf_event_open(struct os *m, struct task *t, const uint64_t *a)
+int64_t sys_perf_event_open(struct os *m, struct task *t, const uint64_t *a)
 {
+  if (!m->kfile.is_kfile) return -ENOSYS;   /* a machine without kernel files */
   unsigned long flags = a[4];
   if (flags & ~(unsigned long)PERF_FLAG_ALL) return -EINVAL;
   struct perf_event_attr attr;
@@ -77,48 +77,38 @@ static int64_t kfile_mmap(struct os *m, struct task *t, int h, const uint64_t *a
 
 bool sys_kfile(struct os *m, struct task *t, uint64_t nr, const uint64_t *a, int64_t *ret)
 {
-  if (!m->kfile.is_kfile) {
-    if (nr != NR_PERF_EVENT_OPEN) return false;
-    *ret = -ENOSYS;
-    return true;
-  }
-  if (nr == NR_PERF_EVENT_OPEN) {
-    *ret = perf_event_open(m, t, a);
-    return true;
-  }
-  if (nr == 348) {   /* prctl */
+  if (!m->kfile.is_kfile) return false;
+  if (nr == NR_prctl) {
     if (a[0] != 31 && a[0] != 32) return false;   /* PR_TASK_PERF_EVENTS_DISABLE / ENABLE */
     *ret = m->kfile.prctl(m->kfile.ctx, t, (int)a[0]);
     return true;
   }
-  int h;
-  switch (nr) {
-  case 3: case 4: case 6: case 19: case 54: case 92: case 120: case 121: case 349: case 350:
-    h = kfile_of(m, t, a[0]);
-    break;
-  case 71: h = a[3] & 0x10 ? -1 : kfile_of(m, t, a[4]); break;   /* not MAP_ANONYMOUS */
-  default: return false;
-  }
+  int h = nr == NR_mmap ? (a[3] & 0x10 ? -1 : kfile_of(m, t, a[4]))   /* not MAP_ANONYMOUS */
+                        : kfile_of(m, t, a[0]);
   if (h < 0) return false;
   switch (nr) {
-  case 3: *ret = m->kfile.read(m->kfile.ctx, t, h, a[1], a[2]); return true;
-  case 54:   /* perf's ioctls ('$') and FIOASYNC; FIONBIO, FIOCLEX... are generic */
+  case NR_read: *ret = m->kfile.read(m->kfile.ctx, t, h, a[1], a[2]); return true;
+  case NR_ioctl:   /* perf's ioctls ('$') and FIOASYNC; FIONBIO, FIOCLEX... are generic */
     if (((a[1] >> 8) & 0xff) != '$' && a[1] != 0x8004667dull) return false;
     *ret = m->kfile.ioctl(m->kfile.ctx, t, h, a[1], a[2]);
     return true;
-  case 71: *ret = kfile_mmap(m, t, h, a); return true;
-  case 92: {
+  case NR_mmap: *ret = kfile_mmap(m, t, h, a); return true;
+  case NR_fcntl: {
     bool handled = false;
     int64_t r = m->kfile.fcntl(m->kfile.ctx, t, (int)a[0], h, (int)a[1], a[2], &handled);
     if (handled) *ret = r;
     return handled;
   }
-  case 6:
+  case NR_close:
     fdt_close(t->proc->files, (int)a[0]);
     m->kfile.closed(m->kfile.ctx);
     *ret = 0;
     return true;
-  case 19: case 349: case 350: *ret = -ESPIPE; return true;   /* no_llseek, no FMODE_PREAD */
-  default: *ret = -EINVAL; return true;                       /* perf_fops has no write; readv: no iter */
+  case NR_lseek: case NR_pread64: case NR_pwrite64:
+    *ret = -ESPIPE;   /* no_llseek, no FMODE_PREAD */
+    return true;
+  default:            /* write, readv, writev: perf_fops has no write; readv: no iter */
+    *ret = -EINVAL;
+    return true;
   }
 }

@@ -8,23 +8,27 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "guest/os.h"
+#include "guest/systab.h"
 
 #define SYS_BLOCK (-100000)   /* the task blocked; the call is re-executed on wake-up */
 #define SYS_NORET (-100001)   /* the handler set the registers itself */
 
 typedef int64_t (*sys_fn)(struct os *m, struct task *t, const uint64_t *a);
+/* The handlers syscall.def names. */
+#define SYSCALL(nr, name, handler, flags, ksym) int64_t handler(struct os *m, struct task *t, const uint64_t *a);
+#define SYSCALL_NI(nr, name)
+#include "guest/syscall.def"
+#undef SYSCALL
+#undef SYSCALL_NI
 
 /* Returns true if SA_RESTART restarts call nr after a handler (ERESTARTSYS). */
 bool sys_restartable(uint64_t nr);
 /* Host errno -> Alpha errno. */
 int errno_to_alpha(int e);
-/* Returns the handler for nr (sys_fs.c / sys_proc.c tables), or NULL. */
-sys_fn sys_lookup_fs(uint64_t nr);
-sys_fn sys_lookup_proc(uint64_t nr);
-sys_fn sys_lookup_misc(uint64_t nr);   /* sys_misc.c: sockets, epoll, eventfd, ... */
 
-/* perf_event_open (493) and the calls on kernel files (os.h struct
- * os_kfile_ops): returns true with *ret set when it handled call nr. */
+/* The calls a kernel file may take (SYSF_KFILE: its read, ioctl, mmap,
+ * fcntl, close, prctl... through os.h struct os_kfile_ops): returns true
+ * with *ret set when it handled call nr. */
 bool sys_kfile(struct os *m, struct task *t, uint64_t nr, const uint64_t *a, int64_t *ret);
 
 /* Helpers shared by the syscall files. */
