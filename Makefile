@@ -66,7 +66,7 @@ FUZZ_ATTR  := $(FUZZ_ISA) $(wildcard src/pmu/*.c src/kernel/*.c) src/guest/phys.
 FUZZ_UNWIND := $(wildcard src/util/*.c src/unwind/*.c)
 FUZZ_GPERF := $(FUZZ_GUEST) src/kernel/perf.c src/kernel/perf_aux.c src/kernel/perf_regs.c src/machine/guest_perf.c
 FUZZ_ITRACE := $(FUZZ_ISA) src/tools/itrace.c
-FUZZ_SYMBOLS := $(FUZZ_PERFDATA) src/guest/kimage.c src/tools/symbols.c
+FUZZ_SYMBOLS := $(FUZZ_PERFDATA) src/guest/kimage.c src/guest/systab.c src/tools/symbols.c
 FUZZ_HDRS  := $(wildcard src/*/*.h src/*/*.def)
 
 fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode build/fuzz/fuzz_perfdata build/fuzz/fuzz_attr \
