@@ -177,6 +177,20 @@ int sys_wait_fd(struct os *m, struct task *t, int hostfd, int events)
   return SYS_BLOCK;
 }
 
+int sys_nb_begin(int h)
+{
+  int fl = fcntl(h, F_GETFL);
+  if (fl < 0 || (fl & O_NONBLOCK)) return -1;
+  return fcntl(h, F_SETFL, fl | O_NONBLOCK) ? -1 : fl;
+}
+
+void sys_nb_end(int h, int fl)
+{
+  int e = errno;
+  if (fl >= 0) fcntl(h, F_SETFL, fl);
+  errno = e;
+}
+
 int64_t sys_install(struct task *t, int h, bool cloexec)
 {
   if (h < 0) return -errno;
