@@ -1,41 +1,27 @@
-/* perf_event_open(2) for guests and the system calls on
- * kernel files (perf event fds): this layer copies the attr in with Linux's
- * size rules (perf_copy_attr) and routes the fd's read, ioctl, mmap, fcntl,
+/* perf_event_open(2) for guests and the system calls on kernel files (perf
+ * event fds): this layer copies the attr in with Linux's size rules
+ * (perf_copy_attr, perf_attr.c) and routes the fd's read, ioctl, mmap, fcntl,
  * close and prctl to the machine through struct os_kfile_ops; the perf core
  * above does the rest. What the fd is not (no write, no seek) answers as
  * Linux's perf_fops does. */
 #include "guest/syscall.h"
+#include "guest/perf_attr.h"
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <string.h>
 
-#define ALPHA_PAGE_SIZE 8192          /* perf_copy_attr's limit is PAGE_SIZE */
 #define PERF_FLAG_ALL (PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC)
 
-/* perf_copy_attr's size handling: size 0 is PERF_ATTR_SIZE_VER0; below that
- * or above a page, or a longer struct whose bytes past ours are not all
- * zero (copy_struct_from_user), is E2BIG with our size written back. The
- * copy's size is clamped to ours: the core sees only what it knows. */
-static int copy_attr(struct task *t, uint64_t uattr, struct perf_event_attr *attr)
+/* The attr in guest memory, as perf_copy_attr reads it. */
+struct guest_uattr { struct task *t; uint64_t addr; };
+static int uattr_get(void *ctx, uint64_t off, void *buf, size_t n)
 {
-  uint32_t size;
-  memset(attr, 0, sizeof *attr);
-  if (sys_get(t, uattr + offsetof(struct perf_event_attr, size), &size, 4)) return -EFAULT;
-  if (!size) size = PERF_ATTR_SIZE_VER0;
-  if (size < PERF_ATTR_SIZE_VER0 || size > ALPHA_PAGE_SIZE) goto err_size;
-  if (size > sizeof *attr) {
-    uint8_t tail[ALPHA_PAGE_SIZE];
-    size_t n = size - sizeof *attr;
-    if (sys_get(t, uattr + sizeof *attr, tail, n)) return -EFAULT;
-    for (size_t i = 0; i < n; i++) if (tail[i]) goto err_size;
-  }
-  if (sys_get(t, uattr, attr, size < sizeof *attr ? size : sizeof *attr)) return -EFAULT;
-  attr->size = size < sizeof *attr ? size : (uint32_t)sizeof *attr;
-  return 0;
-err_size:;
-  uint32_t ours = sizeof *attr;
-  (void)sys_put(t, uattr + offsetof(struct perf_event_attr, size), &ours, 4);   /* put_user, unchecked */
-  return -E2BIG;
+  struct guest_uattr *g = ctx;
+  return sys_get(g->t, g->addr + off, buf, n);
+}
+static void uattr_put_size(void *ctx, uint32_t size)
+{
+  struct guest_uattr *g = ctx;
+  (void)sys_put(g->t, g->addr + offsetof(struct perf_event_attr, size), &size, 4);
 }
 
 int64_t sys_perf_event_open(struct os *m, struct task *t, const uint64_t *a)
@@ -44,7 +30,8 @@ int64_t sys_perf_event_open(struct os *m, struct task *t, const uint64_t *a)
   unsigned long flags = a[4];
   if (flags & ~(unsigned long)PERF_FLAG_ALL) return -EINVAL;
   struct perf_event_attr attr;
-  int err = copy_attr(t, a[0], &attr);
+  struct guest_uattr g = { t, a[0] };
+  int err = perf_copy_attr(&(struct perf_uattr){ uattr_get, uattr_put_size, &g }, &attr);
   if (err) return err;
   int group_fd = (int)a[3], group_h = -1;
   if (group_fd != -1) {
