@@ -262,7 +262,7 @@ void os_resched(struct os *m);
 /* Next random 64-bit value of the seeded generator. */
 uint64_t os_random(struct os *m);
 
-/* ---- internal to the kernel layer (task.c, syscall*.c, signal.c) ---- */
+/* ---- internal to the kernel layer (task.c, syscall.c, sys_*.c, signal.c) ---- */
 struct task *task_find(struct os *m, int tid);
 struct process *proc_find(struct os *m, int pid);
 void task_block(struct task *t, enum wait_kind kind);

@@ -100,7 +100,7 @@ static int put_stat64(struct task *t, uint64_t addr, const struct stat *st)
   return sys_put(t, addr, b, sizeof b);
 }
 
-/* The old OSF struct stat (calls 67/68/91): 80 bytes of 32-bit fields. */
+/* The old OSF struct stat (stat, lstat, fstat): 80 bytes of 32-bit fields. */
 static int put_stat_old(struct task *t, uint64_t addr, const struct stat *st)
 {
   uint8_t b[80];
@@ -387,7 +387,7 @@ int64_t sys_getdents64(ARGS)
   return r < 0 ? -e : r;
 }
 
-/* getdents (305) fills the old struct linux_dirent: d_ino, d_off, d_reclen,
+/* getdents fills the old struct linux_dirent: d_ino, d_off, d_reclen,
  * d_name, then d_type in the record's last byte. Its records have exactly the
  * size of linux_dirent64's (both align namelen + 20 to 8), so one host
  * getdents64 of the guest's count converts record by record. */
