@@ -74,11 +74,12 @@ FUZZ_FLAGS  = -g -O1 -std=c11 -D_GNU_SOURCE -DPM_DEBUG -Wall -Isrc -fno-omit-fra
 FUZZ_ISA   := $(wildcard src/util/*.c src/isa/*.c)
 FUZZ_GUEST := $(FUZZ_ISA) $(wildcard src/guest/*.c src/uarch/*.c src/pmu/*.c)
 FUZZ_PERFDATA := $(wildcard src/util/*.c src/perfdata/*.c)
-FUZZ_ATTR  := $(FUZZ_ISA) $(wildcard src/pmu/*.c src/kernel/*.c) src/guest/phys.c src/tools/events.c
+FUZZ_ATTR  := $(FUZZ_ISA) $(wildcard src/pmu/*.c src/kernel/*.c) src/guest/phys.c src/guest/perf_attr.c \
+              src/tools/events.c
 FUZZ_UNWIND := $(wildcard src/util/*.c src/unwind/*.c)
 FUZZ_GPERF := $(FUZZ_GUEST) src/kernel/perf.c src/kernel/perf_aux.c src/kernel/perf_regs.c src/machine/guest_perf.c
 FUZZ_ITRACE := $(FUZZ_ISA) src/analysis/itrace.c
-FUZZ_SYMBOLS := $(FUZZ_PERFDATA) src/guest/kimage.c src/analysis/symbols.c
+FUZZ_SYMBOLS := $(FUZZ_PERFDATA) src/guest/kimage.c src/guest/systab.c src/analysis/symbols.c
 FUZZ_HDRS  := $(wildcard src/*/*.h src/*/*.def)
 
 fuzz: build/fuzz/fuzz_elf build/fuzz/fuzz_decode build/fuzz/fuzz_perfdata build/fuzz/fuzz_attr \

@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   static struct physmem *ram;
   if (!ram && !(ram = phys_create(16ull << 20))) abort();
   if (size < 1) return 0;
-  static _Alignas(8) uint8_t attr_buf[4096 + 64];
+  static _Alignas(8) uint8_t attr_buf[8192 + 64];   /* up to perf_copy_attr's page */
   memset(attr_buf, 0, sizeof attr_buf);
   struct perf_event_attr *attr = (struct perf_event_attr *)attr_buf;
   if (data[0] & 1) {
@@ -116,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
   } else {
     /* Raw attribute bytes, as a program passes them to the syscall. */
-    memcpy(attr_buf, data + 1, size - 1 < 4096 ? size - 1 : 4096);
+    memcpy(attr_buf, data + 1, size - 1 < 8192 ? size - 1 : 8192);
   }
   struct perf_sysctl sys = { .paranoid = (data[0] >> 1) % 4 - 1, .privileged = data[0] & 8 };
   struct env v = { 100, 0x9E3779B97F4A7C15ull };

@@ -1,5 +1,5 @@
 /* libFuzzer harness for the guest's perf system calls (docs/guest-perf.md):
- * a guest task calls perf_event_open (493) with attr bytes, sizes, pids,
+ * a guest task calls perf_event_open with attr bytes, sizes, pids,
  * CPUs, group fds and flags from the input, then read, ioctl, mmap,
  * munmap, fcntl, dup, close and prctl on what it got, with pointers that
  * are good, unmapped or past the end of a mapping; software events are
@@ -146,28 +146,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       int cpus[4] = { -1, 0, 1, (int)(int8_t)take(&in, 1) };
       uint64_t args[6] = { at, (uint64_t)(int64_t)pids[take(&in, 1) % 4], (uint64_t)(int64_t)cpus[take(&in, 1) % 4],
                            (uint64_t)(int64_t)fd, take(&in, 1) % 32, 0 };
-      int64_t r = call(m, t, 493, args);
+      int64_t r = call(m, t, NR_perf_event_open, args);
       if (r >= 0) fds[take(&in, 1) % 8] = (int)r;
       break;
     }
-    case 2: a[0] = (uint64_t)fd; a[1] = pointer(&in); a[2] = take(&in, 2); call(m, t, 3, a); break;   /* read */
+    case 2: a[0] = (uint64_t)fd; a[1] = pointer(&in); a[2] = take(&in, 2); call(m, t, NR_read, a); break;
     case 3: {   /* ioctl */
       uint64_t k = take(&in, 1);
       a[0] = (uint64_t)fd;
       a[1] = k < 200 ? ioctls[k % 14] : take(&in, 4);
       a[2] = take(&in, 1) & 1 ? pointer(&in) : (uint64_t)(int64_t)(int8_t)take(&in, 1);
-      call(m, t, 54, a);
+      call(m, t, NR_ioctl, a);
       break;
     }
     case 4: {   /* mmap */
       a[0] = 0; a[1] = (take(&in, 1) % 20) * 8192; a[2] = take(&in, 1) % 8; a[3] = take(&in, 1) & 0x101;
       a[4] = (uint64_t)fd; a[5] = (take(&in, 1) % 3) * 8192;
-      int64_t r = call(m, t, 71, a);
+      int64_t r = call(m, t, NR_mmap, a);
       if (r > 0 && take(&in, 1) & 1) {
         uint64_t tail = take(&in, 8);   /* a hostile consumer's data_tail */
         mm_write(t->mm, (uint64_t)r + 1024, &tail, 8, true);
       }
-      if (r > 0 && take(&in, 1) & 1) { uint64_t u[6] = { (uint64_t)r, a[1] }; call(m, t, 73, u); }   /* munmap */
+      if (r > 0 && take(&in, 1) & 1) { uint64_t u[6] = { (uint64_t)r, a[1] }; call(m, t, NR_munmap, u); }
       break;
     }
     case 5: {   /* fcntl */
@@ -175,13 +175,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       a[0] = (uint64_t)fd; a[1] = cmds[take(&in, 1) % 12];
       a[2] = take(&in, 1) & 1 ? pointer(&in) : take(&in, 2);
       if (a[1] == 0 || a[1] == 1030) a[2] %= 64;
-      int64_t r = call(m, t, 92, a);
+      int64_t r = call(m, t, NR_fcntl, a);
       if ((a[1] == 0 || a[1] == 1030) && r >= 0) fds[take(&in, 1) % 8] = (int)r;
       break;
     }
-    case 6: a[0] = (uint64_t)fd; call(m, t, 6, a); break;   /* close */
-    case 7: { a[0] = (uint64_t)fd; int64_t r = call(m, t, 41, a); if (r >= 0) fds[take(&in, 1) % 8] = (int)r; break; }   /* dup */
-    case 8: a[0] = 31 + take(&in, 1) % 2; call(m, t, 348, a); break;   /* prctl */
+    case 6: a[0] = (uint64_t)fd; call(m, t, NR_close, a); break;
+    case 7: { a[0] = (uint64_t)fd; int64_t r = call(m, t, NR_dup, a); if (r >= 0) fds[take(&in, 1) % 8] = (int)r; break; }
+    case 8: a[0] = 31 + take(&in, 1) % 2; call(m, t, NR_prctl, a); break;
     case 9: {   /* page faults and ticks: software events fire */
       unsigned n = (unsigned)take(&in, 1);
       for (unsigned i = 0; i < n; i++) perf_sw_event(c, 0, PERF_COUNT_SW_PAGE_FAULTS, 1000, 1000, 0x120000000ull, false);
@@ -190,8 +190,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       guest_perf_poll(v.g);
       break;
     }
-    case 10: a[0] = (uint64_t)fd; a[1] = pointer(&in); a[2] = take(&in, 1); call(m, t, 4, a); break;   /* write */
-    default: { a[0] = (uint64_t)fd; a[1] = take(&in, 2); a[2] = take(&in, 1) % 4; call(m, t, 19, a); break; }   /* lseek */
+    case 10: a[0] = (uint64_t)fd; a[1] = pointer(&in); a[2] = take(&in, 1); call(m, t, NR_write, a); break;
+    default: { a[0] = (uint64_t)fd; a[1] = take(&in, 2); a[2] = take(&in, 1) % 4; call(m, t, NR_lseek, a); break; }
     }
   }
   guest_perf_destroy(v.g);

@@ -7,6 +7,7 @@
  * integer operations, loads and stores on kernel data, and short forward
  * conditional branches, as compiled kernel code has. */
 #include "guest/kimage.h"
+#include "guest/systab.h"
 #include <string.h>
 
 #define K(off) (KIMAGE_TEXT_BASE + (off))
@@ -72,26 +73,11 @@ static const struct ksym *by_name(const char *name)
   return &syms[0];
 }
 
-/* The handler of an Alpha syscall number (syscall.tbl). */
+/* The function charged for system call nr (syscall.def's ksym column). */
 static const char *syscall_fn(uint64_t nr)
 {
-  switch (nr) {
-  case 3: return "sys_read";
-  case 4: return "sys_write";
-  case 45: case 450: return "sys_openat";
-  case 6: return "sys_close";
-  case 71: return "sys_osf_mmap";
-  case 73: return "sys_munmap";
-  case 17: return "sys_osf_brk";
-  case 455: case 427: return "sys_newfstatat";
-  case 394: return "sys_futex";
-  case 312: case 2: case 66: return "sys_clone";
-  case 405: case 1: return "sys_exit_group";
-  case 352: return "sys_rt_sigaction";
-  case 353: return "sys_rt_sigprocmask";
-  case 420: return "sys_clock_gettime";
-  default: return "sys_other";
-  }
+  const struct sysent *e = sys_entry(nr);
+  return e ? e->ksym : "sys_other";
 }
 
 /* ---- the text ---- */

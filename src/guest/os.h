@@ -262,7 +262,7 @@ void os_resched(struct os *m);
 /* Next random 64-bit value of the seeded generator. */
 uint64_t os_random(struct os *m);
 
-/* ---- internal to the kernel layer (task.c, syscall*.c, signal.c) ---- */
+/* ---- internal to the kernel layer (task.c, syscall.c, sys_*.c, signal.c) ---- */
 struct task *task_find(struct os *m, int tid);
 struct process *proc_find(struct os *m, int pid);
 void task_block(struct task *t, enum wait_kind kind);
@@ -297,7 +297,9 @@ void signal_deliver(struct os *m, struct task *t);
 bool signal_pending(struct task *t);
 int sig_to_host(int gsig);
 int sig_from_host(int hsig);
-int64_t sys_sigreturn(struct os *m, struct task *t, bool rt);
+/* sigreturn (rt: rt_sigreturn): restores the registers and mask from the
+ * frame at a0, or sends SIGSEGV when it cannot be read. */
+void signal_return(struct os *m, struct task *t, bool rt);
 
 /* The fd table. */
 struct fdtable *fdt_create(void);

@@ -346,7 +346,7 @@ void signal_deliver(struct os *m, struct task *t)
   for (int i = 0; i < GSIG_MAX && deliver_one(m, t); i++) {}
 }
 
-int64_t sys_sigreturn(struct os *m, struct task *t, bool rt)
+void signal_return(struct os *m, struct task *t, bool rt)
 {
   uint64_t base = t->ctx.r[16];
   uint64_t sc = rt ? base + RT_MCONTEXT : base;
@@ -357,7 +357,7 @@ int64_t sys_sigreturn(struct os *m, struct task *t, bool rt)
       mm_read(t->mm, sc + SC_FPREGS, fregs, sizeof fregs, true) ||
       mm_read(t->mm, sc + SC_FPCR, &fpcr, 8, true)) {
     signal_send(m, t, NULL, GSIG_SEGV, 0x80, 0, 0);
-    return 0;
+    return;
   }
   struct axp_ctx *c = &t->ctx;
   c->pc = pc;
@@ -365,5 +365,4 @@ int64_t sys_sigreturn(struct os *m, struct task *t, bool rt)
   for (int i = 0; i < 31; i++) { c->r[i] = regs[i]; c->f[i] = fregs[i]; }
   c->fpcr = fpcr;
   t->blocked = mask & ~GSIG_UNBLOCKABLE;
-  return 0;
 }

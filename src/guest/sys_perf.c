@@ -1,50 +1,37 @@
-/* perf_event_open(2) for guests (Alpha syscall 493) and the system calls on
- * kernel files (perf event fds): this layer copies the attr in with Linux's
- * size rules (perf_copy_attr) and routes the fd's read, ioctl, mmap, fcntl,
+/* perf_event_open(2) for guests and the system calls on kernel files (perf
+ * event fds): this layer copies the attr in with Linux's size rules
+ * (perf_copy_attr, perf_attr.c) and routes the fd's read, ioctl, mmap, fcntl,
  * close and prctl to the machine through struct os_kfile_ops; the perf core
  * above does the rest. What the fd is not (no write, no seek) answers as
  * Linux's perf_fops does. */
 #include "guest/syscall.h"
+#include "guest/perf_attr.h"
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <string.h>
 
-#define ALPHA_PAGE_SIZE 8192          /* perf_copy_attr's limit is PAGE_SIZE */
-#define NR_PERF_EVENT_OPEN 493
 #define PERF_FLAG_ALL (PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC)
 
-/* perf_copy_attr's size handling: size 0 is PERF_ATTR_SIZE_VER0; below that
- * or above a page, or a longer struct whose bytes past ours are not all
- * zero (copy_struct_from_user), is E2BIG with our size written back. The
- * copy's size is clamped to ours: the core sees only what it knows. */
-static int copy_attr(struct task *t, uint64_t uattr, struct perf_event_attr *attr)
+/* The attr in guest memory, as perf_copy_attr reads it. */
+struct guest_uattr { struct task *t; uint64_t addr; };
+static int uattr_get(void *ctx, uint64_t off, void *buf, size_t n)
 {
-  uint32_t size;
-  memset(attr, 0, sizeof *attr);
-  if (sys_get(t, uattr + offsetof(struct perf_event_attr, size), &size, 4)) return -EFAULT;
-  if (!size) size = PERF_ATTR_SIZE_VER0;
-  if (size < PERF_ATTR_SIZE_VER0 || size > ALPHA_PAGE_SIZE) goto err_size;
-  if (size > sizeof *attr) {
-    uint8_t tail[ALPHA_PAGE_SIZE];
-    size_t n = size - sizeof *attr;
-    if (sys_get(t, uattr + sizeof *attr, tail, n)) return -EFAULT;
-    for (size_t i = 0; i < n; i++) if (tail[i]) goto err_size;
-  }
-  if (sys_get(t, uattr, attr, size < sizeof *attr ? size : sizeof *attr)) return -EFAULT;
-  attr->size = size < sizeof *attr ? size : (uint32_t)sizeof *attr;
-  return 0;
-err_size:;
-  uint32_t ours = sizeof *attr;
-  (void)sys_put(t, uattr + offsetof(struct perf_event_attr, size), &ours, 4);   /* put_user, unchecked */
-  return -E2BIG;
+  struct guest_uattr *g = ctx;
+  return sys_get(g->t, g->addr + off, buf, n);
+}
+static void uattr_put_size(void *ctx, uint32_t size)
+{
+  struct guest_uattr *g = ctx;
+  (void)sys_put(g->t, g->addr + offsetof(struct perf_event_attr, size), &size, 4);
 }
 
-static int64_t perf_event_open(struct os *m, struct task *t, const uint64_t *a)
+int64_t sys_perf_event_open(struct os *m, struct task *t, const uint64_t *a)
 {
+  if (!m->kfile.is_kfile) return -ENOSYS;   /* a machine without kernel files */
   unsigned long flags = a[4];
   if (flags & ~(unsigned long)PERF_FLAG_ALL) return -EINVAL;
   struct perf_event_attr attr;
-  int err = copy_attr(t, a[0], &attr);
+  struct guest_uattr g = { t, a[0] };
+  int err = perf_copy_attr(&(struct perf_uattr){ uattr_get, uattr_put_size, &g }, &attr);
   if (err) return err;
   int group_fd = (int)a[3], group_h = -1;
   if (group_fd != -1) {
@@ -77,48 +64,38 @@ static int64_t kfile_mmap(struct os *m, struct task *t, int h, const uint64_t *a
 
 bool sys_kfile(struct os *m, struct task *t, uint64_t nr, const uint64_t *a, int64_t *ret)
 {
-  if (!m->kfile.is_kfile) {
-    if (nr != NR_PERF_EVENT_OPEN) return false;
-    *ret = -ENOSYS;
-    return true;
-  }
-  if (nr == NR_PERF_EVENT_OPEN) {
-    *ret = perf_event_open(m, t, a);
-    return true;
-  }
-  if (nr == 348) {   /* prctl */
+  if (!m->kfile.is_kfile) return false;
+  if (nr == NR_prctl) {
     if (a[0] != 31 && a[0] != 32) return false;   /* PR_TASK_PERF_EVENTS_DISABLE / ENABLE */
     *ret = m->kfile.prctl(m->kfile.ctx, t, (int)a[0]);
     return true;
   }
-  int h;
-  switch (nr) {
-  case 3: case 4: case 6: case 19: case 54: case 92: case 120: case 121: case 349: case 350:
-    h = kfile_of(m, t, a[0]);
-    break;
-  case 71: h = a[3] & 0x10 ? -1 : kfile_of(m, t, a[4]); break;   /* not MAP_ANONYMOUS */
-  default: return false;
-  }
+  int h = nr == NR_mmap ? (a[3] & 0x10 ? -1 : kfile_of(m, t, a[4]))   /* not MAP_ANONYMOUS */
+                        : kfile_of(m, t, a[0]);
   if (h < 0) return false;
   switch (nr) {
-  case 3: *ret = m->kfile.read(m->kfile.ctx, t, h, a[1], a[2]); return true;
-  case 54:   /* perf's ioctls ('$') and FIOASYNC; FIONBIO, FIOCLEX... are generic */
+  case NR_read: *ret = m->kfile.read(m->kfile.ctx, t, h, a[1], a[2]); return true;
+  case NR_ioctl:   /* perf's ioctls ('$') and FIOASYNC; FIONBIO, FIOCLEX... are generic */
     if (((a[1] >> 8) & 0xff) != '$' && a[1] != 0x8004667dull) return false;
     *ret = m->kfile.ioctl(m->kfile.ctx, t, h, a[1], a[2]);
     return true;
-  case 71: *ret = kfile_mmap(m, t, h, a); return true;
-  case 92: {
+  case NR_mmap: *ret = kfile_mmap(m, t, h, a); return true;
+  case NR_fcntl: {
     bool handled = false;
     int64_t r = m->kfile.fcntl(m->kfile.ctx, t, (int)a[0], h, (int)a[1], a[2], &handled);
     if (handled) *ret = r;
     return handled;
   }
-  case 6:
+  case NR_close:
     fdt_close(t->proc->files, (int)a[0]);
     m->kfile.closed(m->kfile.ctx);
     *ret = 0;
     return true;
-  case 19: case 349: case 350: *ret = -ESPIPE; return true;   /* no_llseek, no FMODE_PREAD */
-  default: *ret = -EINVAL; return true;                       /* perf_fops has no write; readv: no iter */
+  case NR_lseek: case NR_pread64: case NR_pwrite64:
+    *ret = -ESPIPE;   /* no_llseek, no FMODE_PREAD */
+    return true;
+  default:            /* write, readv, writev: perf_fops has no write; readv: no iter */
+    *ret = -EINVAL;
+    return true;
   }
 }

@@ -1,71 +1,86 @@
-/* Process, thread, signal, time and identity system calls (Alpha numbering from
- * arch/alpha/kernel/syscalls/syscall.tbl). */
+/* Process and thread system calls: exit, ids and groups, rlimits, clone,
+ * execve, wait, futex and the scheduler's few. Every guest process lives in
+ * this one host process: the ids are the host's (uid, gid) or the model's
+ * (pid, tid), and what would change the host's (setuid, setgroups) pretends. */
 #include "guest/syscall.h"
-#include "guest/loader.h"
-#include "guest/phys.h"
-#include "guest/kimage.h"
-#include "isa/fp.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #define ARGS struct os *m, struct task *t, const uint64_t *a
 #define UNUSED (void)m; (void)t; (void)a
-#define BIT(s) (1ull << ((s) - 1))
 
+/* ---- exit, ids, groups ---- */
+int64_t sys_exit(ARGS) { task_exit(m, t, (int)(a[0] & 0xff) << 8, false); return SYS_NORET; }
+int64_t sys_exit_group(ARGS) { task_exit(m, t, (int)(a[0] & 0xff) << 8, true); return SYS_NORET; }
+int64_t sys_getxpid(ARGS) { UNUSED; t->ctx.r[20] = (uint64_t)t->proc->ppid; return t->proc->pid; }
+int64_t sys_getxuid(ARGS) { UNUSED; t->ctx.r[20] = getuid() ? geteuid() : 0; return getuid(); }
+int64_t sys_getxgid(ARGS) { UNUSED; t->ctx.r[20] = getegid(); return getgid(); }
+int64_t sys_getuid(ARGS) { UNUSED; return getuid(); }
+int64_t sys_getgid(ARGS) { UNUSED; return getgid(); }
+int64_t sys_getppid(ARGS) { UNUSED; return t->proc->ppid; }
+int64_t sys_gettid(ARGS) { UNUSED; return t->tid; }
+int64_t sys_getpgrp(ARGS) { UNUSED; return m->init_pid; }
+int64_t sys_zero(ARGS) { UNUSED; return 0; }
+int64_t sys_setsid(ARGS) { UNUSED; return t->proc->pid; }
+int64_t sys_set_tid_address(ARGS) { UNUSED; t->clear_child_tid = a[0]; return t->tid; }
+int64_t sys_set_robust_list(ARGS) { UNUSED; if (a[1] != 24) return -EINVAL; t->robust_list = a[0]; return 0; }
+int64_t sys_sched_yield(ARGS) { UNUSED; return 0; }
+int64_t sys_umask(ARGS) { UNUSED; uint32_t o = t->proc->umask; t->proc->umask = a[0] & 0777; return o; }
 
-/* ---- exit, identity ---- */
-static int64_t sys_exit(ARGS) { task_exit(m, t, (int)(a[0] & 0xff) << 8, false); return SYS_NORET; }
-static int64_t sys_exit_group(ARGS) { task_exit(m, t, (int)(a[0] & 0xff) << 8, true); return SYS_NORET; }
-static int64_t sys_getxpid(ARGS) { UNUSED; t->ctx.r[20] = (uint64_t)t->proc->ppid; return t->proc->pid; }
-static int64_t sys_getxuid(ARGS) { UNUSED; t->ctx.r[20] = getuid() ? geteuid() : 0; return getuid(); }
-static int64_t sys_getxgid(ARGS) { UNUSED; t->ctx.r[20] = getegid(); return getgid(); }
-static int64_t sys_getuid(ARGS) { UNUSED; return getuid(); }
-static int64_t sys_getgid(ARGS) { UNUSED; return getgid(); }
-static int64_t sys_getppid(ARGS) { UNUSED; return t->proc->ppid; }
-static int64_t sys_gettid(ARGS) { UNUSED; return t->tid; }
-static int64_t sys_getpgrp(ARGS) { UNUSED; return m->init_pid; }
-static int64_t sys_zero(ARGS) { UNUSED; return 0; }
-static int64_t sys_setsid(ARGS) { UNUSED; return t->proc->pid; }
-static int64_t sys_set_tid_address(ARGS) { UNUSED; t->clear_child_tid = a[0]; return t->tid; }
-static int64_t sys_set_robust_list(ARGS) { UNUSED; if (a[1] != 24) return -EINVAL; t->robust_list = a[0]; return 0; }
-static int64_t sys_getpagesize(ARGS) { UNUSED; return GUEST_PAGE_SIZE; }
-static int64_t sys_sched_yield(ARGS) { UNUSED; return 0; }
-static int64_t sys_umask(ARGS) { UNUSED; uint32_t o = t->proc->umask; t->proc->umask = a[0] & 0777; return o; }
-
-static int64_t sys_uname(ARGS)
+int64_t sys_getgroups(ARGS)
 {
   UNUSED;
-  struct utsname u;
-  memset(&u, 0, sizeof u);
-  uname(&u);
-  char buf[6 * 65];
-  memset(buf, 0, sizeof buf);
-  snprintf(buf, 65, "Linux");
-  snprintf(buf + 65, 65, "%s", u.nodename);
-  snprintf(buf + 130, 65, "6.1.0-profileme");
-  snprintf(buf + 195, 65, "#1 SMP");
-  snprintf(buf + 260, 65, "alpha");
-  snprintf(buf + 325, 65, "(none)");
-  return sys_put(t, a[0], buf, sizeof buf);
-}
-
-static int64_t sys_getrandom(ARGS)
-{
-  UNUSED;
-  uint64_t n = a[1] > 65536 ? 65536 : a[1];
-  for (uint64_t i = 0; i < n; i += 8) {
-    uint64_t v = os_random(m);
-    if (sys_put(t, a[0] + i, &v, n - i < 8 ? n - i : 8)) return -EFAULT;
+  int n = getgroups(0, NULL);
+  if (n < 0) return -errno;
+  if ((int32_t)a[0] < 0) return -EINVAL;
+  if (a[0] == 0) return n;
+  if ((int32_t)a[0] < n) return -EINVAL;
+  gid_t *g = malloc(sizeof *g * (size_t)(n ? n : 1));
+  if (!g) return -ENOMEM;
+  n = getgroups(n, g);
+  int e = n < 0 ? -errno : 0;
+  for (int i = 0; !e && i < n; i++) {
+    uint32_t v = g[i];   /* gid_t is 32 bits on both */
+    e = sys_put(t, a[1] + 4 * (uint64_t)i, &v, 4);
   }
-  return (int64_t)n;
+  free(g);
+  return e ? e : n;
 }
 
+/* setgroups pretends for root (the host's groups stay as they are). */
+int64_t sys_setgroups(ARGS)
+{
+  UNUSED;
+  if (a[0] > 65536) return -EINVAL;
+  return geteuid() == 0 ? 0 : -EPERM;
+}
+
+static int64_t do_getres(struct task *t, const uint64_t *a, const uint32_t v[3])
+{
+  for (int i = 0; i < 3; i++)
+    if (sys_put(t, a[i], &v[i], 4)) return -EFAULT;
+  return 0;
+}
+int64_t sys_getresuid(ARGS)
+{
+  UNUSED;
+  uint32_t v[3] = { getuid(), geteuid(), geteuid() };
+  return do_getres(t, a, v);
+}
+int64_t sys_getresgid(ARGS)
+{
+  UNUSED;
+  uint32_t v[3] = { getgid(), getegid(), getegid() };
+  return do_getres(t, a, v);
+}
+
+int64_t sys_enosys(ARGS) { UNUSED; return -ENOSYS; }
+
+/* ---- rlimits, priority, usage ---- */
 /* Alpha RLIMIT numbering differs for NOFILE/AS/NPROC/MEMLOCK (asm/resource.h). */
 static int rlimit_from_alpha(uint64_t r)
 {
@@ -79,7 +94,7 @@ static int rlimit_from_alpha(uint64_t r)
   }
 }
 
-static int64_t sys_prlimit64(ARGS)
+int64_t sys_prlimit64(ARGS)
 {
   UNUSED;
   int r = rlimit_from_alpha(a[1]);
@@ -101,172 +116,21 @@ static int64_t sys_prlimit64(ARGS)
   return 0;
 }
 
-static int64_t sys_getrlimit(ARGS)
+int64_t sys_getrlimit(ARGS)
 {
   uint64_t b[6] = { 0, a[0], 0, a[1] };
   return sys_prlimit64(m, t, b);
 }
 
-static int64_t sys_setrlimit(ARGS)
+int64_t sys_setrlimit(ARGS)
 {
   uint64_t b[6] = { 0, a[0], a[1], 0 };
   return sys_prlimit64(m, t, b);
 }
 
-static int64_t sys_getpriority(ARGS) { UNUSED; return 20; }   /* 20 - nice, as the raw syscall returns */
+int64_t sys_getpriority(ARGS) { UNUSED; return 20; }   /* 20 - nice, as the raw syscall returns */
 
-static int64_t sys_gethostname(ARGS)
-{
-  UNUSED;
-  char name[65] = "";
-  gethostname(name, sizeof name - 1);
-  size_t n = strlen(name) + 1;
-  if (n > a[1]) return -EINVAL;
-  return sys_put(t, a[0], name, n);
-}
-
-static int64_t sys_sysinfo(ARGS)
-{
-  UNUSED;
-  uint64_t b[14] = { 0 };
-  b[0] = os_now(m) / 1000000000ull + 1;   /* booted a second before the program */
-  /* The machine's RAM (--ram); Linux's totalram counts the pages the buddy
-   * allocator manages, without the kernel's reserved memory. */
-  struct physmem *ram = os_phys(m);
-  b[4] = ram ? phys_frames(ram) * PHYS_PAGE - KIMAGE_PHYS_BYTES : 0;   /* totalram, in mem_unit bytes */
-  b[5] = ram ? phys_free_frames(ram) * PHYS_PAGE : 0;   /* freeram */
-  uint8_t buf[112];
-  memset(buf, 0, sizeof buf);
-  memcpy(buf, b, 8 * 4);
-  memcpy(buf + 32, &b[4], 8);
-  memcpy(buf + 40, &b[5], 8);
-  uint16_t procs = 1;
-  memcpy(buf + 80, &procs, 2);
-  uint32_t unit = 1;
-  memcpy(buf + 104, &unit, 4);
-  return sys_put(t, a[0], buf, sizeof buf);
-}
-
-/* ---- time ---- */
-static void ns_to_ts(uint64_t ns, int64_t ts[2])
-{
-  ts[0] = (int64_t)(ns / 1000000000ull);
-  ts[1] = (int64_t)(ns % 1000000000ull);
-}
-
-static uint64_t now_clock(struct os *m, uint64_t clk)
-{
-  uint64_t mono = os_now(m);
-  switch (clk) {
-  case 0: case 5: case 8: case 11:   /* REALTIME, REALTIME_COARSE, REALTIME_ALARM, TAI */
-    return (uint64_t)m->epoch_ns + mono;
-  default:
-    return mono;
-  }
-}
-
-static int64_t sys_clock_gettime(ARGS)
-{
-  UNUSED;
-  if (a[0] > 11) return -EINVAL;
-  int64_t ts[2];
-  ns_to_ts(now_clock(m, a[0]), ts);
-  return sys_put(t, a[1], ts, sizeof ts);
-}
-
-static int64_t sys_clock_getres(ARGS)
-{
-  UNUSED;
-  int64_t ts[2] = { 0, 1 };
-  return a[1] ? sys_put(t, a[1], ts, sizeof ts) : 0;
-}
-
-static int64_t sys_gettimeofday(ARGS)
-{
-  UNUSED;
-  uint64_t ns = now_clock(m, 0);
-  int64_t tv[2] = { (int64_t)(ns / 1000000000ull), (int64_t)(ns % 1000000000ull / 1000) };
-  if (a[0] && sys_put(t, a[0], tv, sizeof tv)) return -EFAULT;
-  if (a[1]) { int32_t tz[2] = { 0, 0 }; if (sys_put(t, a[1], tz, sizeof tz)) return -EFAULT; }
-  return 0;
-}
-
-/* Sleeps until an absolute virtual deadline kept across re-execution. */
-static int64_t sleep_until(struct os *m, struct task *t, uint64_t deadline)
-{
-  if (!t->sleep_deadline) t->sleep_deadline = deadline;
-  if (os_now(m) >= t->sleep_deadline) return 0;
-  t->wait_deadline = t->sleep_deadline;
-  task_block(t, WAIT_TIME);
-  return SYS_BLOCK;
-}
-
-static int64_t sys_nanosleep(ARGS)
-{
-  int64_t ts[2];
-  if (!t->sleep_deadline) {
-    if (sys_get(t, a[0], ts, sizeof ts)) return -EFAULT;
-    if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000) return -EINVAL;
-    return sleep_until(m, t, os_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1]);
-  }
-  return sleep_until(m, t, 0);
-}
-
-static int64_t sys_clock_nanosleep(ARGS)
-{
-  int64_t ts[2];
-  if (!t->sleep_deadline) {
-    if (sys_get(t, a[2], ts, sizeof ts)) return -EFAULT;
-    if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000) return -EINVAL;
-    uint64_t ns = (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
-    if (a[1] & 1) {   /* TIMER_ABSTIME */
-      uint64_t now = now_clock(m, a[0]);
-      ns = ns > now ? ns - now : 0;
-    }
-    return sleep_until(m, t, os_now(m) + ns);
-  }
-  return sleep_until(m, t, 0);
-}
-
-static int64_t sys_setitimer(ARGS)
-{
-  UNUSED;
-  if (a[0] != 0) return a[0] <= 2 ? 0 : -EINVAL;   /* only ITIMER_REAL is modelled */
-  int64_t v[4];
-  struct process *p = t->proc;
-  uint64_t now = os_now(m);
-  if (a[2]) {
-    uint64_t left = p->itimer_deadline > now ? p->itimer_deadline - now : 0;
-    int64_t old[4] = { (int64_t)(p->itimer_interval / 1000000000), (int64_t)(p->itimer_interval % 1000000000 / 1000),
-                       (int64_t)(left / 1000000000), (int64_t)(left % 1000000000 / 1000) };
-    if (sys_put(t, a[2], old, sizeof old)) return -EFAULT;
-  }
-  if (!a[1]) return 0;
-  if (sys_get(t, a[1], v, sizeof v)) return -EFAULT;
-  p->itimer_interval = (uint64_t)v[0] * 1000000000ull + (uint64_t)v[1] * 1000;
-  uint64_t val = (uint64_t)v[2] * 1000000000ull + (uint64_t)v[3] * 1000;
-  p->itimer_deadline = val ? now + val : 0;
-  return 0;
-}
-
-static int64_t sys_getitimer(ARGS)
-{
-  uint64_t b[3] = { a[0], 0, a[1] };
-  return sys_setitimer(m, t, b);
-}
-
-static int64_t sys_times(ARGS)
-{
-  UNUSED;
-  uint64_t ticks = os_now(m) / 10000000ull;
-  if (a[0]) {
-    int64_t tms[4] = { (int64_t)ticks, 0, 0, 0 };
-    if (sys_put(t, a[0], tms, sizeof tms)) return -EFAULT;
-  }
-  return (int64_t)ticks;
-}
-
-static int64_t sys_getrusage(ARGS)
+int64_t sys_getrusage(ARGS)
 {
   UNUSED;
   uint8_t ru[144];
@@ -279,17 +143,17 @@ static int64_t sys_getrusage(ARGS)
   return sys_put(t, a[1], ru, sizeof ru);
 }
 
-/* ---- processes ---- */
-static int64_t sys_clone(ARGS)
+/* ---- clone, execve, wait ---- */
+int64_t sys_clone(ARGS)
 {
   return task_clone(m, t, a[0], a[1], a[2], a[3], a[4]);
 }
-static int64_t sys_fork(ARGS)
+int64_t sys_fork(ARGS)
 {
   UNUSED;
   return task_clone(m, t, GSIG_CHLD, 0, 0, 0, 0);
 }
-static int64_t sys_vfork(ARGS)
+int64_t sys_vfork(ARGS)
 {
   UNUSED;
   return task_clone(m, t, 0x4000 | 0x100 | GSIG_CHLD, 0, 0, 0, 0);
@@ -334,7 +198,7 @@ static void free_strv(char **v)
   free(v);
 }
 
-static int64_t sys_execve(ARGS)
+int64_t sys_execve(ARGS)
 {
   char path[PATH_MAX];
   int err = sys_path(m, t, a[0], path, sizeof path);
@@ -387,45 +251,10 @@ static int64_t do_wait(struct os *m, struct task *t, int64_t pid, uint64_t statu
   return SYS_BLOCK;
 }
 
-static int64_t sys_wait4(ARGS) { return do_wait(m, t, (int64_t)a[0], a[1], a[2], a[3]); }
-
-static int64_t sys_kill(ARGS)
-{
-  int sig = (int)a[1];
-  int64_t pid = (int64_t)(int32_t)a[0];
-  if (sig < 0 || sig > GSIG_MAX) return -EINVAL;
-  int n = 0;
-  for (struct process *p = m->procs; p; p = p->next) {
-    if (p->exited) continue;
-    if (pid > 0 && p->pid != pid) continue;
-    if (pid == 0 || pid < -1) { /* process group: all guest processes are one group */ }
-    if (sig) signal_send(m, NULL, p, sig, 0 /* SI_USER */, 0, t->proc->pid);
-    n++;
-  }
-  return n ? 0 : -ESRCH;
-}
-
-static int64_t sys_tgkill(ARGS)
-{
-  int sig = (int)a[2];
-  if (sig < 0 || sig > GSIG_MAX) return -EINVAL;
-  struct task *o = task_find(m, (int)a[1]);
-  if (!o || (o->proc->pid != (int)a[0])) return -ESRCH;
-  if (sig) signal_send(m, o, NULL, sig, -6 /* SI_TKILL */, 0, t->proc->pid);
-  return 0;
-}
-
-static int64_t sys_tkill(ARGS)
-{
-  uint64_t b[3] = { 0, a[0], a[1] };
-  struct task *o = task_find(m, (int)a[0]);
-  if (!o) return -ESRCH;
-  b[0] = (uint64_t)o->proc->pid;
-  return sys_tgkill(m, t, b);
-}
+int64_t sys_wait4(ARGS) { return do_wait(m, t, (int64_t)a[0], a[1], a[2], a[3]); }
 
 /* ---- futex ---- */
-static int64_t sys_futex(ARGS)
+int64_t sys_futex(ARGS)
 {
   int op = (int)(a[1] & 0x7f) & ~0x100 & 0xf;   /* drop PRIVATE and CLOCK_REALTIME */
   uint64_t addr = a[0];
@@ -446,7 +275,7 @@ static int64_t sys_futex(ARGS)
       if (sys_get(t, a[3], ts, sizeof ts)) return -EFAULT;
       uint64_t ns = (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
       if (op == 9) {   /* absolute */
-        uint64_t now = now_clock(m, (a[1] & 256) ? 0 : 1);
+        uint64_t now = sys_clock_now(m, (a[1] & 256) ? 0 : 1);
         ns = ns > now ? ns - now : 0;
       }
       t->wait_deadline = os_now(m) + ns + 1;
@@ -499,218 +328,8 @@ static int64_t sys_futex(ARGS)
   }
 }
 
-/* ---- signals ---- */
-static int64_t sys_rt_sigaction(ARGS)
-{
-  UNUSED;
-  int sig = (int)a[0];
-  if (sig < 1 || sig > GSIG_MAX || a[3] != 8) return -EINVAL;
-  struct gsigaction *act = &t->proc->sighand->act[sig];
-  if (a[2]) {
-    uint64_t old[3] = { act->handler, act->flags, act->mask };
-    if (sys_put(t, a[2], old, sizeof old)) return -EFAULT;
-  }
-  if (a[1]) {
-    if (sig == GSIG_KILL || sig == GSIG_STOP) return -EINVAL;
-    uint64_t nw[3];
-    if (sys_get(t, a[1], nw, sizeof nw)) return -EFAULT;
-    act->handler = nw[0];
-    act->flags = nw[1];
-    act->mask = nw[2];
-    act->restorer = a[4];
-    if (act->handler == 1) signal_discard(t, sig);
-  }
-  return 0;
-}
-
-static int64_t do_sigprocmask(struct task *t, uint64_t how, uint64_t set, bool have_set, uint64_t *old)
-{
-  *old = t->blocked;
-  if (!have_set) return 0;
-  switch (how) {
-  case 1: t->blocked |= set; break;    /* SIG_BLOCK */
-  case 2: t->blocked &= ~set; break;   /* SIG_UNBLOCK */
-  case 3: t->blocked = set; break;     /* SIG_SETMASK */
-  default: return -EINVAL;
-  }
-  t->blocked &= ~GSIG_UNBLOCKABLE;
-  return 0;
-}
-
-static int64_t sys_rt_sigprocmask(ARGS)
-{
-  UNUSED;
-  if (a[3] != 8) return -EINVAL;
-  uint64_t set = 0, old;
-  if (a[1] && sys_get(t, a[1], &set, 8)) return -EFAULT;
-  int64_t r = do_sigprocmask(t, a[0], set, a[1] != 0, &old);
-  if (r) return r;
-  if (a[2] && sys_put(t, a[2], &old, 8)) return -EFAULT;
-  return 0;
-}
-
-/* osf_sigprocmask(how, newmask): returns the old mask in v0. */
-static int64_t sys_osf_sigprocmask(ARGS)
-{
-  UNUSED;
-  uint64_t old;
-  int64_t r = do_sigprocmask(t, a[0], a[1], true, &old);
-  return r ? r : (int64_t)old;
-}
-
-static int64_t sys_rt_sigpending(ARGS)
-{
-  UNUSED;
-  uint64_t p = t->pending & t->blocked;
-  return sys_put(t, a[0], &p, 8);
-}
-
-static int64_t sys_rt_sigsuspend(ARGS)
-{
-  UNUSED;
-  if (!t->has_saved_mask) {
-    uint64_t set;
-    if (sys_get(t, a[0], &set, 8)) return -EFAULT;
-    sys_mask_begin(t, set);
-  }
-  task_block(t, WAIT_SIGNAL);
-  return SYS_BLOCK;
-}
-
-static int64_t sys_rt_sigqueueinfo(ARGS)
-{
-  int32_t info[8];
-  int sig = (int)a[1];
-  if (sig < 1 || sig > GSIG_MAX) return -EINVAL;
-  if (sys_get(t, a[2], info, sizeof info)) return -EFAULT;
-  struct process *p = proc_find(m, (int)a[0]);
-  if (!p || p->exited) return -ESRCH;
-  uint64_t value;
-  memcpy(&value, &info[6], 8);
-  struct gsiginfo si = { .sig = sig, .code = info[2], .pid = info[4], .value = value };
-  signal_queue(m, NULL, p, &si);
-  return 0;
-}
-
-/* rt_sigtimedwait(set, info, timeout, sigsetsize) */
-static int64_t sys_rt_sigtimedwait(ARGS)
-{
-  uint64_t set;
-  if (a[3] != 8) return -EINVAL;
-  if (sys_get(t, a[0], &set, 8)) return -EFAULT;
-  set &= ~GSIG_UNBLOCKABLE;
-  struct gsiginfo si;
-  int sig = signal_dequeue(t, set, &si);
-  if (sig) {
-    if (a[1] && signal_write_info(t, a[1], &si)) return -EFAULT;
-    return sig;
-  }
-  if (a[2]) {
-    int64_t ts[2];
-    if (sys_get(t, a[2], ts, sizeof ts)) return -EFAULT;
-    if (!t->sleep_deadline)
-      t->sleep_deadline = os_now(m) + (uint64_t)ts[0] * 1000000000ull + (uint64_t)ts[1];
-    if (os_now(m) >= t->sleep_deadline) return -EAGAIN;
-    t->wait_deadline = t->sleep_deadline;
-  }
-  t->wait_sigset = set;
-  task_block(t, WAIT_SIGNAL);
-  return SYS_BLOCK;
-}
-
-static int64_t h_sigreturn(ARGS) { UNUSED; sys_sigreturn(m, t, false); return SYS_NORET; }
-static int64_t h_rt_sigreturn(ARGS) { UNUSED; sys_sigreturn(m, t, true); return SYS_NORET; }
-
-static int64_t sys_sigaltstack(ARGS)
-{
-  UNUSED;
-  if (a[1]) {
-    uint64_t old[3] = { t->altstack_sp, t->altstack_size ? 0 : 2, t->altstack_size };
-    uint64_t sp = t->ctx.r[30];
-    if (t->altstack_size && sp - t->altstack_sp < t->altstack_size) old[1] = 1;  /* SS_ONSTACK */
-    if (sys_put(t, a[1], old, sizeof old)) return -EFAULT;
-  }
-  if (a[0]) {
-    uint64_t nw[3];
-    if (sys_get(t, a[0], nw, sizeof nw)) return -EFAULT;
-    int flags = (int)nw[1];
-    if (flags & 2) { t->altstack_sp = t->altstack_size = 0; return 0; }   /* SS_DISABLE */
-    if (flags & ~(1 | 2 | (1 << 31))) return -EINVAL;
-    if (nw[2] < 4096) return -ENOMEM;   /* MINSIGSTKSZ */
-    t->altstack_sp = nw[0];
-    t->altstack_size = nw[2];
-  }
-  return 0;
-}
-
-/* ---- Alpha-specific: osf_getsysinfo / osf_setsysinfo (arch/alpha/kernel/osf_sys.c) ---- */
-static int64_t sys_osf_getsysinfo(ARGS)
-{
-  UNUSED;
-  switch (a[0]) {
-  case 45: {   /* GSI_IEEE_FP_CONTROL: refresh the status from the FPCR first (EV6) */
-    uint64_t w = (t->ctx.swcr & ~(uint64_t)AXP_SWCR_STATUS_MASK) |
-                 (axp_fp_fpcr_to_swcr(t->ctx.fpcr) & AXP_SWCR_STATUS_MASK) |
-                 (t->ctx.swcr & AXP_SWCR_STATUS_MASK);
-    w &= AXP_SWCR_MASK;
-    return sys_put(t, a[1], &w, 8);
-  }
-  case 46: {   /* GSI_IEEE_STATE_AT_SIGNAL */
-    uint64_t w = 0;
-    return sys_put(t, a[1], &w, 8);
-  }
-  case 8: {    /* GSI_UACPROC */
-    uint32_t w = t->ctx.uac;
-    if (a[2] < 4) return -EINVAL;
-    if (sys_put(t, a[1], &w, 4)) return -EFAULT;
-    return 1;
-  }
-  default:
-    return -EOPNOTSUPP;
-  }
-}
-
-static int64_t sys_osf_setsysinfo(ARGS)
-{
-  UNUSED;
-  switch (a[0]) {
-  case 14: {   /* SSI_IEEE_FP_CONTROL */
-    uint64_t w;
-    if (sys_get(t, a[1], &w, 8)) return -EFAULT;
-    t->ctx.swcr = w & AXP_SWCR_MASK;
-    t->ctx.fpcr = (t->ctx.fpcr & AXP_FPCR_DYN_MASK) | axp_fp_swcr_to_fpcr(t->ctx.swcr);
-    return 0;
-  }
-  case 1001: { /* SSI_IEEE_RAISE_EXCEPTION */
-    uint64_t e;
-    if (sys_get(t, a[1], &e, 8)) return -EFAULT;
-    e &= AXP_SWCR_STATUS_MASK;
-    t->ctx.swcr |= e;
-    t->ctx.fpcr |= axp_fp_swcr_to_fpcr(t->ctx.swcr) & AXP_FPCR_STATUS_MASK;
-    if (t->ctx.fpcr & AXP_FPCR_STATUS_MASK) t->ctx.fpcr |= AXP_FPCR_SUM;
-    uint64_t enabled = (e >> 16) & t->ctx.swcr & AXP_SWCR_ENA_MASK;
-    if (enabled) {
-      int code = enabled & AXP_SWCR_ENA_INV ? 7 : enabled & AXP_SWCR_ENA_DZE ? 3 :
-                 enabled & AXP_SWCR_ENA_OVF ? 4 : enabled & AXP_SWCR_ENA_UNF ? 5 : 6;
-      signal_send(m, t, NULL, GSIG_FPE, code, 0, 0);
-    }
-    return 0;
-  }
-  case 1: {    /* SSI_NVPAIRS: {SSIN_UACPROC=6, bits} pairs */
-    for (uint64_t i = 0; i < a[2]; i++) {
-      uint64_t pair[2];
-      if (sys_get(t, a[1] + 16 * i, pair, sizeof pair)) return -EFAULT;
-      if (pair[0] == 6) t->ctx.uac = (uint32_t)pair[1] & 7;
-      else return -EOPNOTSUPP;
-    }
-    return 0;
-  }
-  default:
-    return -EOPNOTSUPP;
-  }
-}
-
-static int64_t sys_sched_getaffinity(ARGS)
+/* ---- scheduling, prctl, personality ---- */
+int64_t sys_sched_getaffinity(ARGS)
 {
   UNUSED;
   if (a[1] < 8) return -EINVAL;
@@ -719,7 +338,7 @@ static int64_t sys_sched_getaffinity(ARGS)
   return 8;
 }
 
-static int64_t sys_getcpu(ARGS)
+int64_t sys_getcpu(ARGS)
 {
   UNUSED;
   uint32_t z = 0;
@@ -728,7 +347,7 @@ static int64_t sys_getcpu(ARGS)
   return 0;
 }
 
-static int64_t sys_prctl(ARGS)
+int64_t sys_prctl(ARGS)
 {
   UNUSED;
   switch (a[0]) {
@@ -737,74 +356,4 @@ static int64_t sys_prctl(ARGS)
   }
 }
 
-static int64_t sys_personality(ARGS) { UNUSED; return 0; }
-
-sys_fn sys_lookup_proc(uint64_t nr)
-{
-  switch (nr) {
-  case 1: return sys_exit;
-  case 2: return sys_fork;
-  case 7: return sys_wait4;   /* osf_wait4 has the same argument order */
-  case 20: return sys_getxpid;
-  case 23: case 39: case 138: case 139: return sys_zero;   /* setuid setpgid setregid.. */
-  case 24: return sys_getxuid;
-  case 37: return sys_kill;
-  case 47: return sys_getxgid;
-  case 48: return sys_osf_sigprocmask;
-  case 59: return sys_execve;
-  case 60: return sys_umask;
-  case 63: return sys_getpgrp;
-  case 64: return sys_getpagesize;
-  case 66: return sys_vfork;
-  case 103: return h_sigreturn;
-  case 117: return sys_getrusage;   /* osf_getrusage */
-  case 87: return sys_gethostname;
-  case 100: return sys_getpriority;
-  case 144: return sys_getrlimit;
-  case 145: return sys_setrlimit;
-  case 147: return sys_setsid;
-  case 233: return sys_getpgrp;     /* getpgid */
-  case 234: return sys_getpgrp;     /* getsid */
-  case 235: return sys_sigaltstack;
-  case 256: return sys_osf_getsysinfo;
-  case 257: return sys_osf_setsysinfo;
-  case 312: return sys_clone;
-  case 318: return sys_sysinfo;
-  case 323: return sys_times;
-  case 324: return sys_personality;
-  case 334: return sys_sched_yield;
-  case 339: return sys_uname;
-  case 340: return sys_nanosleep;
-  case 348: return sys_prctl;
-  case 351: return h_rt_sigreturn;
-  case 352: return sys_rt_sigaction;
-  case 353: return sys_rt_sigprocmask;
-  case 354: return sys_rt_sigpending;
-  case 355: return sys_rt_sigtimedwait;
-  case 356: return sys_rt_sigqueueinfo;
-  case 357: return sys_rt_sigsuspend;
-  case 359: return sys_gettimeofday;
-  case 361: return sys_getitimer;
-  case 362: return sys_setitimer;
-  case 364: return sys_getrusage;
-  case 365: return sys_wait4;
-  case 378: return sys_gettid;
-  case 381: return sys_tkill;
-  case 394: return sys_futex;
-  case 396: return sys_sched_getaffinity;
-  case 405: return sys_exit_group;
-  case 411: return sys_set_tid_address;
-  case 420: return sys_clock_gettime;
-  case 421: return sys_clock_getres;
-  case 422: return sys_clock_nanosleep;
-  case 424: return sys_tgkill;
-  case 466: return sys_set_robust_list;
-  case 473: return sys_getcpu;
-  case 496: return sys_prlimit64;
-  case 511: return sys_getrandom;
-  case 530: return sys_getgid;      /* getegid */
-  case 531: return sys_getuid;      /* geteuid */
-  case 532: return sys_getppid;
-  default: return NULL;
-  }
-}
+int64_t sys_personality(ARGS) { UNUSED; return 0; }

@@ -1,4 +1,5 @@
-/* The system-call dispatcher and the helpers the syscall files share. */
+/* The system-call dispatcher, which finds each call's handler in
+ * syscall.def, and the helpers the syscall files share. */
 #include "guest/syscall.h"
 #include "guest/synthfs.h"
 #include <errno.h>
@@ -43,26 +44,28 @@ int errno_to_alpha(int e)
 
 bool sys_restartable(uint64_t nr)
 {
-  switch (nr) {
-  case 3: case 4: case 120: case 121: case 349: case 350:   /* read write readv writev pread pwrite */
-  case 365: case 7: case 394: case 54: case 92:             /* wait4 osf_wait4 futex ioctl fcntl */
-  case 45: case 450:                                        /* open openat (fifo) */
-  case 98: case 99: case 101: case 102: case 113: case 114:  /* connect accept send recv *msg */
-  case 125: case 133: case 502: case 131:                   /* recvfrom sendto accept4 flock */
-    return true;
-  default:
-    return false;
-  }
+  return sys_flags(nr) & SYSF_RESTART;
 }
 
-/* Names for the one-time "unimplemented syscall" warning. */
-static const char *sys_name(uint64_t nr)
+/* The handler of each implemented row of syscall.def, by number. */
+static const sys_fn handlers[] = {
+#define SYSCALL(nr, name, handler, flags, ksym) [nr] = handler,
+#define SYSCALL_NI(nr, name)
+#include "guest/syscall.def"
+#undef SYSCALL
+#undef SYSCALL_NI
+};
+
+/* ENOSYS for a call the model lacks, with a warning the first time. */
+static int64_t unimplemented(struct os *m, uint64_t nr)
 {
-  switch (nr) {
-  case 26: return "ptrace";
-  case 527: return "rseq";
-  default: return NULL;
+  if (nr < 1024 && !(m->warned[nr / 8] & (1u << (nr % 8)))) {
+    m->warned[nr / 8] |= (uint8_t)(1u << (nr % 8));
+    const struct sysent *e = sys_entry(nr);
+    fprintf(m->log, "profileme: warning: unimplemented system call %llu%s%s%s; returning ENOSYS\n",
+            (unsigned long long)nr, e ? " (" : "", e ? e->name : "", e ? ")" : "");
   }
+  return -ENOSYS;
 }
 
 void sys_dispatch(struct os *m, struct task *t)
@@ -70,21 +73,13 @@ void sys_dispatch(struct os *m, struct task *t)
   struct axp_ctx *c = &t->ctx;
   uint64_t nr = c->r[0];
   uint64_t a[6] = { c->r[16], c->r[17], c->r[18], c->r[19], c->r[20], c->r[21] };
-  sys_fn fn = sys_lookup_proc(nr);
-  if (!fn) fn = sys_lookup_fs(nr);
-  if (!fn) fn = sys_lookup_misc(nr);
+  sys_fn fn = nr < sizeof handlers / sizeof handlers[0] ? handlers[nr] : NULL;
   int64_t ret;
   t->in_syscall_wait = false;
-  if (sys_kfile(m, t, nr, a, &ret)) {
-    /* perf_event_open, or a call on a kernel file (guest/sys_perf.c) */
+  if ((sys_flags(nr) & SYSF_KFILE) && sys_kfile(m, t, nr, a, &ret)) {
+    /* a call on a kernel file (guest/sys_perf.c) */
   } else if (!fn) {
-    if (nr < 1024 && !(m->warned[nr / 8] & (1u << (nr % 8)))) {
-      m->warned[nr / 8] |= (uint8_t)(1u << (nr % 8));
-      const char *name = sys_name(nr);
-      fprintf(m->log, "profileme: warning: unimplemented system call %llu%s%s%s; returning ENOSYS\n",
-              (unsigned long long)nr, name ? " (" : "", name ? name : "", name ? ")" : "");
-    }
-    ret = -ENOSYS;
+    ret = unimplemented(m, nr);
   } else {
     ret = fn(m, t, a);
   }
@@ -180,6 +175,20 @@ int sys_wait_fd(struct os *m, struct task *t, int hostfd, int events)
   t->wait_events = events;
   task_block(t, WAIT_FD);
   return SYS_BLOCK;
+}
+
+int sys_nb_begin(int h)
+{
+  int fl = fcntl(h, F_GETFL);
+  if (fl < 0 || (fl & O_NONBLOCK)) return -1;
+  return fcntl(h, F_SETFL, fl | O_NONBLOCK) ? -1 : fl;
+}
+
+void sys_nb_end(int h, int fl)
+{
+  int e = errno;
+  if (fl >= 0) fcntl(h, F_SETFL, fl);
+  errno = e;
 }
 
 int64_t sys_install(struct task *t, int h, bool cloexec)

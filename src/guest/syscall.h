@@ -8,26 +8,36 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "guest/os.h"
+#include "guest/systab.h"
 
 #define SYS_BLOCK (-100000)   /* the task blocked; the call is re-executed on wake-up */
 #define SYS_NORET (-100001)   /* the handler set the registers itself */
 
 typedef int64_t (*sys_fn)(struct os *m, struct task *t, const uint64_t *a);
+/* The handlers syscall.def names. */
+#define SYSCALL(nr, name, handler, flags, ksym) int64_t handler(struct os *m, struct task *t, const uint64_t *a);
+#define SYSCALL_NI(nr, name)
+#include "guest/syscall.def"
+#undef SYSCALL
+#undef SYSCALL_NI
 
 /* Returns true if SA_RESTART restarts call nr after a handler (ERESTARTSYS). */
 bool sys_restartable(uint64_t nr);
 /* Host errno -> Alpha errno. */
 int errno_to_alpha(int e);
-/* Returns the handler for nr (sys_fs.c / sys_proc.c tables), or NULL. */
-sys_fn sys_lookup_fs(uint64_t nr);
-sys_fn sys_lookup_proc(uint64_t nr);
-sys_fn sys_lookup_misc(uint64_t nr);   /* sys_misc.c: sockets, epoll, eventfd, ... */
 
-/* perf_event_open (493) and the calls on kernel files (os.h struct
- * os_kfile_ops): returns true with *ret set when it handled call nr. */
+/* The calls a kernel file may take (SYSF_KFILE: its read, ioctl, mmap,
+ * fcntl, close, prctl... through os.h struct os_kfile_ops): returns true
+ * with *ret set when it handled call nr. */
 bool sys_kfile(struct os *m, struct task *t, uint64_t nr, const uint64_t *a, int64_t *ret);
 
 /* Helpers shared by the syscall files. */
+#define SYS_IOBUF (1u << 20)   /* the most bytes one host call moves for a guest call */
+/* Alpha's O_CLOEXEC and O_NONBLOCK (asm/fcntl.h), which SOCK_, EPOLL_, EFD_ and
+ * TFD_ flags reuse; the host's differ. */
+#define A_O_CLOEXEC  0x200000
+#define A_O_NONBLOCK 0x4
+
 /* Copies to or from guest memory as the guest (protections apply). Return 0
  * or -EFAULT. */
 static inline int sys_put(struct task *t, uint64_t addr, const void *v, size_t n)
@@ -65,6 +75,21 @@ static inline int sys_hostfd(struct task *t, uint64_t gfd)
 /* The host path of host fd h into buf (PATH_MAX bytes): its length or a
  * negative errno (sys_fs.c). */
 ssize_t sys_fd_path(int h, char *buf);
+/* Open flags, Alpha <-> host (sys_fs.c); from the host, O_LARGEFILE is set. */
+int sys_oflags_to_host(uint64_t f);
+uint64_t sys_oflags_from_host(int h);
+/* Sets O_NONBLOCK on host fd h for one host call: returns the flags for
+ * sys_nb_end to restore, or -1 (nothing to restore). sys_nb_end keeps errno. */
+int sys_nb_begin(int h);
+void sys_nb_end(int h, int fl);
+/* 0 if the caller may make its non-waiting host call on socket h now (it is
+ * ready for events, non-blocking, or dontwait: MSG_DONTWAIT), else SYS_BLOCK
+ * with t parked until it is, or -EAGAIN once SO_RCVTIMEO/SO_SNDTIMEO has
+ * passed (sys_net.c). */
+int64_t sys_sock_wait(struct os *m, struct task *t, int h, int events, bool dontwait);
+/* The guest's clock clk (CLOCK_*) now, in ns: the realtime ones from the boot
+ * epoch, the rest since boot (sys_time.c). */
+uint64_t sys_clock_now(struct os *m, uint64_t clk);
 /* Moves a new host fd h (the result of the host call that made it: h < 0 means
  * it failed and errno says why) to 10 or above, close-on-exec, and gives it the
  * lowest free guest fd. Returns the guest fd, or a negative errno after closing h. */
@@ -81,7 +106,7 @@ int sys_dirfd(struct task *t, int64_t gdirfd);
  * bytes). Returns 0 or a negative errno. */
 int sys_at_path(struct os *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p);
 /* The address for mmap(addr, len page-rounded, flags) as do_mmap chooses it
- * (sys_fs.c), or a negative errno. */
+ * (sys_mm.c), or a negative errno. */
 int64_t sys_mmap_addr(struct guest_mm *mm, uint64_t addr, uint64_t len, uint64_t flags);
 /* Nothing was ready for poll/select/epoll_wait (timeout_ns: -1 none): returns 0
  * once the timeout (kept across re-execution in sleep_deadline) has passed,

@@ -13,6 +13,7 @@
 #include "guest/phys.h"
 #include "guest/loader.h"
 #include "guest/kimage.h"
+#include "guest/systab.h"
 #include "util/err.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -934,7 +935,7 @@ static void run_round(struct os *m, int i)
         m->syscalls++;
         if (m->hooks.kernel) {
           uint64_t nr = t->ctx.r[0];
-          uint64_t bytes = nr == 3 || nr == 4 || nr == 349 || nr == 350 ? t->ctx.r[18] : 0;
+          uint64_t bytes = sys_flags(nr) & SYSF_COPIES ? t->ctx.r[18] : 0;
           m->hooks.kernel(m->hooks.ctx, 0 /* KACT_SYSCALL */, nr, bytes);
         }
         sys_dispatch(m, t);

@@ -4,6 +4,7 @@
  * head and tail, a LOST record written before the next record that fits. */
 #include "kernel/perf.h"
 #include "kernel/perf_aux.h"
+#include "guest/perf_attr.h"
 #include "util/assert.h"
 #include <errno.h>
 #include <stddef.h>
@@ -180,21 +181,17 @@ static void sched_pmu_in(struct perf_ctx *c, int cpu, int pi)
 
 /* ---- attribute checks (perf_copy_attr, perf_event_open) ---- */
 
-static int copy_attr(const struct perf_event_attr *u, struct perf_event_attr *a)
+/* The direct callers' attr (tools, tests) is in host memory. */
+static int host_get(void *ctx, uint64_t off, void *buf, size_t n)
 {
-  uint32_t size = u->size;
-  memset(a, 0, sizeof *a);
-  if (size > 4096) return -E2BIG;
-  if (!size) size = PERF_ATTR_SIZE_VER0;
-  if (size < PERF_ATTR_SIZE_VER0) return -E2BIG;
-  if (size > sizeof *a) {
-    /* Unknown trailing bytes must be zero (perf_copy_attr). */
-    const uint8_t *p = (const uint8_t *)u;
-    for (uint32_t i = sizeof *a; i < size; i++) if (p[i]) return -E2BIG;
-    size = sizeof *a;
-  }
-  memcpy(a, u, size);
-  a->size = size;
+  memcpy(buf, (const uint8_t *)ctx + off, n);
+  return 0;
+}
+
+/* perf_copy_attr's checks of the fields, after the copy (guest/perf_attr.c),
+ * and the one default it sets. */
+static int attr_check(struct perf_event_attr *a)
+{
   if (a->__reserved_1 || a->__reserved_2 || a->__reserved_3) return -EINVAL;
   if (a->sample_type & ~(PERF_SAMPLE_MAX - 1)) return -EINVAL;
   if (a->read_format & ~(PERF_FORMAT_MAX - 1)) return -EINVAL;
@@ -286,7 +283,8 @@ int perf_event_open_cred(struct perf_ctx *c, const struct perf_event_attr *uattr
                          struct perf_event *group, bool privileged, struct perf_event **out)
 {
   struct perf_event_attr attr;
-  int err = copy_attr(uattr, &attr);
+  int err = perf_copy_attr(&(struct perf_uattr){ host_get, NULL, (void *)uattr }, &attr);
+  if (!err) err = attr_check(&attr);
   if (err) return err;
   (void)group;
   /* perf_event_open: frequency and period checks. */

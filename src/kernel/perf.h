@@ -228,7 +228,8 @@ const struct perf_sysctl *perf_ctx_sysctl(const struct perf_ctx *c);
 /* Registers a PMU driver (the core tries them in order). */
 void perf_pmu_register(struct perf_ctx *c, const struct pmu *pmu);
 
-/* perf_event_open(2): attr is copied (size-versioned as Linux does). pid is the
+/* perf_event_open(2): attr is copied by the size it says it has (perf_copy_attr,
+ * guest/perf_attr.h: the caller's buffer holds that many bytes). pid is the
  * task to follow (its threads and children too with attr.inherit) or -1 for
  * all; cpu -1 or a CPU; group the leader to join, or NULL. Returns 0 with
  * *out set, or -errno exactly as the syscall would fail. */

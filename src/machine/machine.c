@@ -25,6 +25,7 @@
 #include "util/assert.h"
 #include "pmu/trace_unit.h"
 #include "guest/shadow.h"
+#include "guest/systab.h"
 #include "unwind/unwind.h"
 #include "isa/isa.h"
 #include "util/err.h"
@@ -363,12 +364,19 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
   }
 }
 
+/* The trace unit's kind of entry for system call nr (syscall.def's flags). */
+static int syscall_kind(uint64_t nr)
+{
+  uint32_t f = sys_flags(nr);
+  return f & SYSF_EXEC ? TRACE_ASYNC_EXEC : f & SYSF_SIGRETURN ? TRACE_ASYNC_SIGRETURN : TRACE_ASYNC_SYSCALL;
+}
+
 static void kernel_hook(void *ctx, int activity, uint64_t nr, uint64_t bytes)
 {
   struct machine *m = ctx;
   struct mcpu *c = cur(m);
   if (activity == KACT_SYSCALL && c->trace.on && m->os->current)
-    trace_unit_kernel_entry(&c->trace, TRACE_ASYNC_SYSCALL, nr, m->os->current->ctx.pc);
+    trace_unit_kernel_entry(&c->trace, syscall_kind(nr), m->os->current->ctx.pc);
   if (m->opt.timed) kernel_work(c, activity, nr, bytes);
 }
 
@@ -468,7 +476,7 @@ static void irq_hook(void *ctx, struct task *t)
 {
   struct machine *m = ctx;
   struct mcpu *c = cur(m);
-  if (c->trace.on) trace_unit_kernel_entry(&c->trace, TRACE_ASYNC_INTERRUPT, 0, 0);
+  if (c->trace.on) trace_unit_kernel_entry(&c->trace, TRACE_ASYNC_INTERRUPT, 0);
   if (c->trace_irq) {
     c->trace_irq = false;
     if (m->opt.timed) kernel_work(c, KACT_INTERRUPT, 0, 0);

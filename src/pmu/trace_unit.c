@@ -243,16 +243,12 @@ void trace_unit_step_derived(struct trace_unit *u, const struct uarch_insn *ui, 
   step(u, ui, 0, true, pid, tid);
 }
 
-void trace_unit_kernel_entry(struct trace_unit *u, int kind, uint64_t nr, uint64_t resume)
+void trace_unit_kernel_entry(struct trace_unit *u, int kind, uint64_t resume)
 {
   if (!u->on || !u->synced) return;
-  if (kind == TRACE_ASYNC_SYSCALL) {
-    if (nr == 59) kind = TRACE_ASYNC_EXEC;                       /* execve */
-    else if (nr == 103 || nr == 351) kind = TRACE_ASYNC_SIGRETURN;   /* osf_sigreturn, rt_sigreturn */
-    u->hint_pc = resume;
-  }
-  if (!u->hint || kind == TRACE_ASYNC_SYSCALL || kind == TRACE_ASYNC_EXEC || kind == TRACE_ASYNC_SIGRETURN)
-    u->hint = kind;
+  bool syscall = kind == TRACE_ASYNC_SYSCALL || kind == TRACE_ASYNC_EXEC || kind == TRACE_ASYNC_SIGRETURN;
+  if (syscall) u->hint_pc = resume;
+  if (!u->hint || syscall) u->hint = kind;
 }
 
 /* STOP: the executor is between runs (firmware calls come from the kernel),

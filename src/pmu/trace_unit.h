@@ -97,8 +97,10 @@ void trace_unit_step(struct trace_unit *u, const struct uarch_insn *ui, uint64_t
  * run is settled (the executor's count is then read once). */
 void trace_unit_step_derived(struct trace_unit *u, const struct uarch_insn *ui, uint32_t pid, uint32_t tid);
 
-/* The kernel is entered for kind (a system call: nr, the PC it returns to). */
-void trace_unit_kernel_entry(struct trace_unit *u, int kind, uint64_t nr, uint64_t resume);
+/* The kernel is entered for kind: an interrupt, or a system call (SYSCALL,
+ * or EXEC and SIGRETURN for the calls that do not return where they were
+ * made; the caller knows which) that returns to resume. */
+void trace_unit_kernel_entry(struct trace_unit *u, int kind, uint64_t resume);
 
 /* True when the unit asks for its half-full interrupt before the next
  * instruction (it disarms until a dump brings it below half again). */
