@@ -24,7 +24,7 @@ static int load_one(const uint8_t *data, size_t size, int is_interp)
   axp_mm_init(mm);
   struct elf_image img;
   int err = elf_load(mm, data, size, is_interp, &img);
-  if (err > 0 || err < PM_ERR_MIN) abort();   /* outside the error table */
+  if (err != 0 && !pm_is_err(err)) abort();   /* outside the error table */
   if (err == 0) {
     if (img.interp[sizeof img.interp - 1] != '\0') abort();
     static const uint8_t rnd[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   /* elf_check must agree with elf_load on what it rejects. */
   int chk = elf_check(data, size);
-  if (chk > 0 || chk < PM_ERR_MIN) abort();
+  if (chk != 0 && !pm_is_err(chk)) abort();
   int err = load_one(data, size, 0);
   if (chk != 0 && err != chk) abort();
   if (chk == 0) load_one(data, size, 1);

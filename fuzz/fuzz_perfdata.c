@@ -12,10 +12,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Aborts unless err is 0 or a PM_E* code and a failure came with a message. */
+/* Aborts unless err is 0, 1 (a record) or a PM_E* code and a failure came
+ * with a message. */
 static void check_err(int err, const char *msg)
 {
-  if (err > 1 || err < PM_ERR_MIN) abort();
+  if (err != 0 && err != 1 && !pm_is_err(err)) abort();
   if (err < 0 && msg[0] == '\0') abort();
 }
 

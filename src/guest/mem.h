@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "util/assert.h"
+#include "util/err.h"
 
 #define GUEST_PAGE_SHIFT 13
 #define GUEST_PAGE_SIZE  ((uint64_t)1 << GUEST_PAGE_SHIFT)

@@ -254,7 +254,7 @@ int64_t sys_memfd_create(ARGS)
   UNUSED;
   char name[256];
   long n = mm_read_str(t->mm, a[0], name, sizeof name);
-  if (n < 0) return n == -8 ? -EINVAL : -EFAULT;
+  if (n < 0) return n == PM_EINVAL ? -EINVAL : -EFAULT;
   if (a[1] & ~(uint64_t)(MFD_CLOEXEC | MFD_ALLOW_SEALING)) return -EINVAL;
   return sys_install(t, memfd_create(name, (unsigned)a[1] | MFD_CLOEXEC), a[1] & MFD_CLOEXEC);
 }

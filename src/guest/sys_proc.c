@@ -179,7 +179,7 @@ static char **read_strv(struct task *t, uint64_t addr, int *err)
     }
     char buf[131072];
     long len = mm_read_str(t->mm, p, buf, sizeof buf);
-    if (len < 0) { *err = len == -8 ? -E2BIG : -EFAULT; goto fail; }
+    if (len < 0) { *err = len == PM_EINVAL ? -E2BIG : -EFAULT; goto fail; }
     if (!(v[n] = strdup(buf))) goto fail;
   }
   v[n] = NULL;

@@ -112,7 +112,7 @@ int sys_path(struct os *m, struct task *t, uint64_t gaddr, char *buf, size_t len
 {
   char tmp[PATH_MAX];
   long n = mm_read_str(t->mm, gaddr, tmp, sizeof tmp);
-  if (n < 0) return n == -8 /* PM_EINVAL: too long */ ? -ENAMETOOLONG : -EFAULT;
+  if (n < 0) return n == PM_EINVAL /* too long */ ? -ENAMETOOLONG : -EFAULT;
   if (!strcmp(tmp, "/proc/self/exe") ||
       (!strncmp(tmp, "/proc/", 6) && atoi(tmp + 6) == t->proc->pid && strstr(tmp, "/exe"))) {
     snprintf(buf, len, "%s", t->proc->exe);

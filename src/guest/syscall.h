@@ -5,6 +5,7 @@
  * Alpha and the host (flags, structs, signal numbers) are converted here. */
 #ifndef GUEST_SYSCALL_H
 #define GUEST_SYSCALL_H
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "guest/os.h"
@@ -42,11 +43,11 @@ bool sys_kfile(struct os *m, struct task *t, uint64_t nr, const uint64_t *a, int
  * or -EFAULT. */
 static inline int sys_put(struct task *t, uint64_t addr, const void *v, size_t n)
 {
-  return mm_write(t->mm, addr, v, n, true) ? -14 /* EFAULT */ : 0;
+  return mm_write(t->mm, addr, v, n, true) ? -EFAULT : 0;
 }
 static inline int sys_get(struct task *t, uint64_t addr, void *v, size_t n)
 {
-  return mm_read(t->mm, addr, v, n, true) ? -14 /* EFAULT */ : 0;
+  return mm_read(t->mm, addr, v, n, true) ? -EFAULT : 0;
 }
 /* A call that waits under a temporary signal mask (sigsuspend, ppoll, pselect6,
  * epoll_pwait) sets it with sys_mask_begin on its first execution (when
@@ -70,7 +71,7 @@ static inline int64_t sys_mask_end(struct task *t, int64_t r)
 static inline int sys_hostfd(struct task *t, uint64_t gfd)
 {
   int h = fdt_host(t, (int64_t)(int32_t)gfd);
-  return h < 0 ? -9 /* EBADF */ : h;
+  return h < 0 ? -EBADF : h;
 }
 /* The host path of host fd h into buf (PATH_MAX bytes): its length or a
  * negative errno (sys_fs.c). */

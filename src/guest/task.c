@@ -417,6 +417,9 @@ static void release_vfork_parent(struct os *m, struct process *p)
 int task_exec(struct os *m, struct task *t, const char *path, char *const *argv,
               char *const *envp)
 {
+  /* The path's own errno (ENOTDIR, ELOOP, ENAMETOOLONG, EACCES without
+   * execute permission), which load_program's PM_E* codes do not carry. */
+  if (access(path, X_OK)) return -errno;
   int argc = 0, envc = 0;
   while (argv[argc]) argc++;
   while (envp[envc]) envc++;

@@ -318,7 +318,7 @@ static int64_t k_ioctl(void *ctx, struct task *t, int h, uint64_t req, uint64_t 
   case A_IOW(6, 8): {   /* SET_FILTER: strndup_user, then no tracepoint or address filter here */
     char s[8192];
     long n = mm_read_str(t->mm, arg, s, sizeof s);
-    if (n == -8 /* PM_EINVAL: longer than a page */) return -EINVAL;
+    if (n == PM_EINVAL /* longer than a page */) return -EINVAL;
     return n < 0 ? -EFAULT : -EINVAL;
   }
   case A_IOW(8, 4): {   /* SET_BPF: bpf_prog_get of the fd */

@@ -645,10 +645,10 @@ static int drain_traces(struct rec *r)
       if (n < 0 && n != -EAGAIN) break;
     }
     uint64_t before = a->bytes;
-    int e = n < 0 && n != -EAGAIN ? (int)n : aux_finish(a, r->w);
+    int e = n < 0 && n != -EAGAIN ? (int)n : aux_finish(a, r->w);   /* -errno or PM_E* */
     r->bytes += a->bytes - before;
     if (e) {
-      fprintf(stderr, "profileme record: draining the trace failed: %s\n", n < 0 ? strerror(-e) : pm_strerror(e));
+      fprintf(stderr, "profileme record: draining the trace failed: %s\n", pm_strerror(e));
       rc = 1;
     }
   }

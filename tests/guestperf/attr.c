@@ -153,6 +153,9 @@ static void ioctls(void)
   CHECK_ERR("ioctl.id_fault", ioctl(fd, PERF_EVENT_IOC_ID, (void *)8), EFAULT);
   CHECK_ERR("ioctl.filter_fault", ioctl(fd, PERF_EVENT_IOC_SET_FILTER, (void *)8), EFAULT);
   CHECK_ERR("ioctl.filter", ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "ip > 0"), EINVAL);
+  static char long_filter[9001];   /* longer than a page: strndup_user's EINVAL, not EFAULT */
+  memset(long_filter, 'f', sizeof long_filter - 1);
+  CHECK_ERR("ioctl.filter_long", ioctl(fd, PERF_EVENT_IOC_SET_FILTER, long_filter), EINVAL);
   CHECK_ERR("ioctl.bpf_badfd", ioctl(fd, PERF_EVENT_IOC_SET_BPF, 999), EBADF);
   CHECK_ERR("ioctl.bpf_notbpf", ioctl(fd, PERF_EVENT_IOC_SET_BPF, 1), EINVAL);
   CHECK_ERR("ioctl.pause_unmapped", ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1), EINVAL);

@@ -439,7 +439,7 @@ static void expect_bad(const struct blob *good, const char *what, const char *wa
   mutate(b.w, &b.len, arg);
   char msg[256];
   int err = consume(b.w, b.len, msg, sizeof msg);
-  CHECK(err < 0 && err >= PM_ERR_MIN && strstr(msg, want), "malformed: %s -> \"%s\"", what, msg);
+  CHECK(pm_is_err(err) && strstr(msg, want), "malformed: %s -> \"%s\"", what, msg);
   free(b.w);
 }
 
