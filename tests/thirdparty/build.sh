@@ -18,7 +18,7 @@
 # thirdparty-HASH, keyed by the libpfm4 source and linux-source-6.1 versions
 # that apt lists, the Alpha toolchain and this script's SHA-256, and shared by
 # the plain and sanitizer suites (the programs are Alpha code) and by every
-# clone on the machine. A cold build takes about a minute, most of it fetching
+# clone on the machine. A cold build takes about 25 s, most of it fetching
 # and unpacking linux-source; a warm one, the apt look-ups (about a second).
 # THIRDPARTY_DIR names a directory to use instead, unkeyed: what is missing
 # in it is built. Prints the directory on stdout and, last on stderr, how it
