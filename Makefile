@@ -120,6 +120,14 @@ build/fuzz/fuzz_symbols: fuzz/fuzz_symbols.c $(FUZZ_SYMBOLS) $(FUZZ_HDRS)
 fuzz-ci: fuzz
 	fuzz/ci.sh
 
+# `make fuzz-long`, by hand (not in CI): each harness until FUZZ_LONG_RUNS
+# executions or FUZZ_LONG_TIME seconds, whichever comes first, FUZZ_JOBS at
+# a time (default: the number of CPUs); same seeds and report as fuzz-ci.
+FUZZ_LONG_RUNS ?= 10000000
+FUZZ_LONG_TIME ?= 3600
+fuzz-long: fuzz
+	FUZZ_RUNS=$(FUZZ_LONG_RUNS) FUZZ_TIME=$(FUZZ_LONG_TIME) FUZZ_JOBS=$${FUZZ_JOBS:-$$(nproc)} fuzz/ci.sh
+
 # The bundled workload (workloads/demo.c), built for Alpha with line tables for
 # annotate; `make demo` runs, records and reports it (scripts/demo.sh).
 ALPHA_CC ?= alpha-linux-gnu-gcc
@@ -135,4 +143,4 @@ clean:
 	rm -rf build build-san build-debug
 
 -include $(OBJS:.o=.d)
-.PHONY: all unit test bench fuzz fuzz-ci demo clean
+.PHONY: all unit test bench fuzz fuzz-ci fuzz-long demo clean

@@ -2,7 +2,10 @@
 # `make fuzz-ci`: a short, bounded run of every libFuzzer harness in
 # $FUZZ_BUILD (default build/fuzz), FUZZ_TIME seconds each (default 25), all
 # at once, in fork mode so that a finding does not end the
-# run. Seeds are made on the fly: Alpha programs built from tests/guest (whole
+# run. `make fuzz-long` (by hand, not in CI) runs each until FUZZ_RUNS
+# executions (it sets 10^7) or FUZZ_TIME seconds (it sets 3600), whichever
+# comes first, FUZZ_JOBS harnesses at a time (it sets the number of CPUs;
+# default: all at once). Seeds are made on the fly: Alpha programs built from tests/guest (whole
 # and cut to 4 KB) for fuzz_elf, and runs of words from their .text sections
 # for fuzz_decode; fuzz_perfdata starts from the perf.data files in
 # tests/perfdata, fuzz_attr from event names. Each finding is replayed and compared with
@@ -10,12 +13,21 @@
 # the reproducer path and the sanitizer's stack. Exits 1 on any new finding.
 # fuzz_unwind starts from the .eh_frame of tests/unwind/calls.c and of ld.so,
 # with PCs in their functions. fuzz_symbols starts from the ELF seeds.
-# Replay a reproducer with: build/fuzz/fuzz_NAME FILE. FUZZ_REPORT_ONLY=1
-# skips fuzzing and classifies the findings of the last run again.
+# Each harness prints a line with its executions, the time they took, the
+# executions per second, the coverage and the corpus size (PASS), or its
+# findings. Replay a reproducer with: build/fuzz/fuzz_NAME FILE.
+# FUZZ_REPORT_ONLY=1 skips fuzzing and classifies the findings of the last
+# run again.
 set -u
 cd "$(dirname "$0")/.."
 out=${FUZZ_BUILD:-build/fuzz}
 secs=${FUZZ_TIME:-25}
+runs=${FUZZ_RUNS:-}          # empty: no limit but the time
+harnesses=(elf decode perfdata attr unwind guestperf itrace symbols)
+jobs=${FUZZ_JOBS:-${#harnesses[@]}}
+for v in "secs=$secs" "jobs=$jobs" ${runs:+"runs=$runs"}; do
+  case ${v#*=} in ''|*[!0-9]*|0) echo "fuzz: ${v%%=*} must be a positive number, not '${v#*=}'" >&2; exit 2 ;; esac
+done
 cc=${ALPHA_CC:-alpha-linux-gnu-gcc}
 objcopy=${ALPHA_OBJCOPY:-alpha-linux-gnu-objcopy}
 known=fuzz/known-issues.tsv
@@ -119,13 +131,14 @@ for b in "$seeds"/elf/*; do case $b in *.head|*/magic) ;; *) cp "$b" "$seeds/sym
 "$cc" -O2 -g -o "$seeds/symbols/calls-g" tests/unwind/calls.c 2>/dev/null
 echo "fuzz: seeds: $(ls "$seeds/elf" | wc -l) ELF files, $(ls "$seeds/decode" | wc -l) code runs," \
   "$(ls "$seeds/perfdata" | wc -l) perf.data files, $(ls "$seeds/attr" | wc -l) events," \
-  "$(ls "$seeds/unwind" | wc -l) unwind inputs; ${secs}s per harness"
+  "$(ls "$seeds/unwind" | wc -l) unwind inputs; ${runs:+up to $runs executions or }${secs}s per harness," \
+  "$jobs at a time"
 fi
 
 # fuzz NAME: runs one harness in fork mode; the log goes to $out/NAME.log.
 fuzz() {
   "$out/fuzz_$1" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
-    -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+    -max_total_time="$secs" ${runs:+-runs="$runs"} -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$out/artifacts/$1-" "$out/corpus/$1" "$seeds/$1" >"$out/$1.log" 2>&1
 }
 
@@ -151,14 +164,18 @@ known_issue() {
 
 # report NAME: classifies the findings of one harness. Returns 1 on a new one.
 report() {
-  local name=$1 bad=0 kind f text what n rout
-  local runs; runs=$(grep -o '^#[0-9]*' "$out/$name.log" | tail -1)
+  local name=$1 bad=0 kind f text what n rout found=0
+  # fork mode's status lines: "#RUNS: cov: N ft: N corp: N exec/s N ..."; the
+  # last says "INFO: exiting: STATUS time: Ns".
+  local execs; execs=$(grep -o '^#[0-9]*' "$out/$name.log" | tail -1); execs=${execs#\#}
   local cov; cov=$(grep -o 'cov: [0-9]*' "$out/$name.log" | tail -1)
+  local t; t=$(sed -n 's/^INFO: exiting: .* time: \([0-9]*\)s.*/\1/p' "$out/$name.log" | tail -1)
+  local rate=$(( ${execs:-0} / (${t:-0} > 0 ? ${t:-0} : 1) ))
   for kind in crash timeout oom leak; do
     n=0
     for f in "$out/artifacts/$name-$kind-"*; do
       [ -e "$f" ] || continue
-      n=$((n + 1))
+      n=$((n + 1)) found=$((found + 1))
       if [ "$kind" != crash ] && [ "$n" -gt "$max_slow" ]; then
         echo "NOTE fuzz_$name: $kind $f: not replayed (only $max_slow are)"; continue
       fi
@@ -181,19 +198,24 @@ report() {
     done
   done
   if [ "$bad" = 0 ]; then
-    echo "PASS fuzz_$name: ${runs#\#} inputs in ${secs}s, $cov, corpus $(ls "$out/corpus/$name" | wc -l) files"
+    echo "PASS fuzz_$name: ${execs:-0} executions in ${t:-?} s ($rate/s), $cov," \
+      "corpus $(ls "$out/corpus/$name" | wc -l) files ($(du -sk "$out/corpus/$name" | cut -f1) KB)," \
+      "$(case $found in 0) echo "no finding" ;; 1) echo "1 finding, not new" ;; *) echo "$found findings, none new" ;; esac)"
   fi
   return "$bad"
 }
 
 fail=0
-pids=()
-for name in elf decode perfdata attr unwind guestperf itrace symbols; do
+pids=() running=0
+for name in "${harnesses[@]}"; do
   if [ ! -x "$out/fuzz_$name" ]; then
     echo "FAIL fuzz_$name: $out/fuzz_$name not built (make fuzz)"; fail=1; continue
   fi
   if [ "${FUZZ_REPORT_ONLY:-0}" = 1 ]; then pids+=("$name:"); continue; fi
-  fuzz "$name" & pids+=("$name:$!")
+  # At most $jobs at once: wait for one to end before the next starts.
+  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+  [ "$jobs" -lt "${#harnesses[@]}" ] && echo "fuzz: fuzz_$name started $(date +%T) (log $out/$name.log)"
+  fuzz "$name" & pids+=("$name:$!"); running=$((running + 1))
 done
 for p in "${pids[@]}"; do
   name=${p%%:*}

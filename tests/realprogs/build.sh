@@ -1,38 +1,72 @@
 #!/usr/bin/env bash
 # Fetches the Debian source packages lua5.4, bzip2, make-dfsg and dash with
-# `apt-get source` into $BUILD/realprogs/src and cross-builds them for Alpha
+# `apt-get source` into DIR/src and cross-builds them for Alpha
 # with a short command list of our own (not the packages' debian/rules): lua
 # from src/*.c except luac.c, bzip2 from its library files plus bzip2.c. Each
 # is built dynamic (lua with LUA_USE_DLOPEN) and static (-static
-# -Wl,--no-relax): $BUILD/realprogs/{lua,bzip2}.{dyn,static}
+# -Wl,--no-relax): DIR/{lua,bzip2}.{dyn,static}
 # GNU make (for the build workload, workloads/build.mk) is compiled from its
 # src/*.c with tests/realprogs/make-config.h, since the Debian source has no
 # generated configure script; dash with its own `configure
 # --host=alpha-linux-gnu` (its generators mksyntax, mknodes... built with the
-# host's cc), dynamic only: $BUILD/realprogs/{make,dash}.dyn
-# Nothing is fetched or rebuilt if it is already there. Exits non-zero with a
-# message on stderr on failure. Needs deb-src in the apt sources: see
-# scripts/enable-deb-src.sh. Environment: BUILD, ALPHA_CC.
+# host's cc), dynamic only: DIR/{make,dash}.dyn
+# DIR is an entry of the cache outside the clone
+# (tests/lib/cache.bash: $PROFILEME_CACHE, default ~/.cache/profileme),
+# realprogs-HASH, keyed by the four source versions that apt lists, the Alpha
+# toolchain, the host's cc (dash's generators) and the SHA-256 of this script
+# and make-config.h, and shared by the plain and sanitizer suites (nothing
+# here depends on how profileme was built) and by every clone on the machine.
+# REALPROGS_DIR names a directory to use instead, unkeyed: what is missing in
+# it is built. Prints the directory on stdout and, last on stderr, how it came
+# to be ("realprogs: cached in DIR", "realprogs: built in N s into DIR"...).
+# Exits non-zero with a message on stderr on failure. Needs deb-src in the apt
+# sources: see scripts/enable-deb-src.sh. Environment: PROFILEME_CACHE,
+# REALPROGS_DIR, ALPHA_CC.
+#   build.sh --into DIR   (internal) builds what is missing in DIR, unlocked
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
+self=$root/tests/realprogs/build.sh
+. "$root/tests/lib/cache.bash"
 CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
-out=$BUILD/realprogs
+command -v "$CC" >/dev/null || { echo "realprogs: $CC not found" >&2; exit 1; }
+pkgs=(lua5.4 bzip2 make-dfsg dash)
+
+if [ "${1:-}" != --into ]; then
+  if [ -n "${REALPROGS_DIR:-}" ]; then
+    case $REALPROGS_DIR in /*) out=$REALPROGS_DIR ;; *) out=$PWD/$REALPROGS_DIR ;; esac
+    fill_in_place "$out" realprogs bash "$self" --into
+  else
+    key=()
+    for pkg in "${pkgs[@]}"; do
+      v=$(deb_src_version "$pkg")
+      if [ -z "$v" ]; then
+        echo "realprogs: apt lists no source package $pkg" >&2
+        echo "realprogs: deb-src is not enabled? run (as root): scripts/enable-deb-src.sh" >&2
+        exit 1
+      fi
+      key+=("$pkg $v")
+      export "RP_VERSION_${pkg//[.-]/_}=$v"
+    done
+    key+=("$(alpha_toolchain_key "$CC")" "host cc: $(cc --version | head -n 1)"
+          "recipe: $(cat "$self" "$root/tests/realprogs/make-config.h" | sha256sum | cut -c1-16)")
+    out=$(cache_dir realprogs "${key[@]}")
+    cache_fill "$out" realprogs "$(printf '%s\n' "${key[@]}")" bash "$self" --into
+  fi
+  printf '%s\n' "$out"
+  exit 0
+fi
+out=$2
 srcdir=$out/src
 mkdir -p "$srcdir"
-# One build at a time in $out: test groups run side by side (tests/run-all.sh)
-# and more than one of them builds these.
-exec 9>"$out/.lock"
-flock 9
 
 # Prints the package's unpacked source directory, fetching it if needed.
 fetch() {
-  local pkg=$1 dir
+  local pkg=$1 dir v
   dir=$(find "$srcdir" -maxdepth 1 -type d -name "$pkg-*" | sort | tail -n 1)
   if [ -z "$dir" ]; then
-    if ! (cd "$srcdir" && apt-get source "$pkg" >"$srcdir/$pkg.fetch.log" 2>&1); then
-      echo "realprogs: 'apt-get source $pkg' failed:" >&2
+    v=RP_VERSION_${pkg//[.-]/_}; v=${!v:-}   # the version in the cache key
+    if ! (cd "$srcdir" && apt-get source "$pkg${v:+=$v}" >"$srcdir/$pkg.fetch.log" 2>&1); then
+      echo "realprogs: 'apt-get source $pkg${v:+=$v}' failed:" >&2
       tail -n 5 "$srcdir/$pkg.fetch.log" >&2
       if grep -q "deb-src" "$srcdir/$pkg.fetch.log"; then
         echo "realprogs: deb-src is not enabled; run (as root): scripts/enable-deb-src.sh" >&2
@@ -65,8 +99,6 @@ build() {
   fi
   mv -f "$bin.tmp" "$bin"
 }
-
-command -v "$CC" >/dev/null || { echo "realprogs: $CC not found" >&2; exit 1; }
 
 lua=$(fetch lua5.4)
 # Debian's luaconf.h patch includes a header that debian/rules generates.

@@ -28,19 +28,21 @@
 #                                PERF_FORMAT_LOST) covers them, and record,
 #                                our report and perf report give that total
 # Under a sanitizer build (BUILD=*san*) the texts are 20 lines, not 200.
-# Environment: BUILD, PROFILEME, QEMU_ALPHA.
+# Environment: BUILD, PROFILEME, QEMU_ALPHA, REALPROGS_DIR and PROFILEME_CACHE
+# (where the programs are: tests/realprogs/build.sh, whose last line this
+# prints: "realprogs: cached in DIR"...).
 set -u
 . "$(dirname "$0")/../lib/common.bash"
 cd "$root"
-rp=$BUILD/realprogs
 out=$BUILD/buildwork
 mkdir -p "$out"
 pass() { echo "PASS buildwork/$1"; }
 fail() { echo "FAIL buildwork/$1"; }
-if ! BUILD=$BUILD bash tests/realprogs/build.sh 2>"$out/setup.err"; then
+if ! rp=$(bash tests/realprogs/build.sh 2>"$out/setup.err"); then
   fail "setup: cannot build the Alpha programs: $(tail -n 2 "$out/setup.err" | tr '\n' ' ')"
   exit 0
 fi
+tail -n 1 "$out/setup.err"
 lines=200 min_samples=3000
 # (at -F 50000 the 20-line run lasts some 40 ms of guest time: about 2,000 samples)
 case $BUILD in *san*) lines=20 min_samples=1000 ;; esac

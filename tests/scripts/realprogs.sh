@@ -8,12 +8,16 @@
 # Checks: realprogs/lua.VARIANT/SCRIPT.lua, realprogs/bzip2.VARIANT/compress-N
 # and realprogs/bzip2.VARIANT/decompress-N.
 # Environment: BUILD, PROFILEME, REALPROGS_JOBS (default 2),
-# REALPROGS_TIMEOUT (seconds allowed to the emulator per run, default 300).
+# REALPROGS_TIMEOUT (seconds allowed to the emulator per run, default 300),
+# REALPROGS_DIR and PROFILEME_CACHE (where the programs are: build.sh). The
+# runs and the oracle's cached outputs go to $BUILD/realprogs. Prints the
+# build's last line ("realprogs: cached in DIR", "...built in N s...").
 set -u
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 . "$(dirname "$0")/../lib/common.bash"
 cd "$root"
 export BUILD PROFILEME
+export RP   # the programs (tests/realprogs/build.sh), to the --one runs
 QEMU=${QEMU_ALPHA:-qemu-alpha}
 out=$BUILD/realprogs
 work=$out/runs
@@ -76,7 +80,7 @@ compare_run() {
 # bzip2 level.
 one() {
   local prog=${1%%:*} what=${1#*:}
-  local bin=$out/$prog
+  local bin=$RP/$prog
   local prefix=$work/$prog.$what
   if [ "${prog%%.*}" = lua ]; then
     check=realprogs/$prog/$what
@@ -142,12 +146,13 @@ if ! command -v "$QEMU" >/dev/null; then
 fi
 QEMU_VERSION=$("$QEMU" --version | head -n 1)
 export QEMU_VERSION
-if ! log=$(bash "$root/tests/realprogs/build.sh" 2>&1); then
+mkdir -p "$work"
+if ! RP=$(bash "$root/tests/realprogs/build.sh" 2>"$out/build.err"); then
   echo "FAIL realprogs/build: building lua and bzip2 failed"
-  printf '%s\n' "$log" | tail -n 15 | sed 's/^/    /'
+  tail -n 15 "$out/build.err" | sed 's/^/    /'
   exit 1
 fi
-mkdir -p "$work"
+tail -n 1 "$out/build.err"
 [ -f "$input" ] || make_input
 [ ! -x "$PROFILEME" ] && echo "note: $PROFILEME does not exist, so every realprogs check fails"
 

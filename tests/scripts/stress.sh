@@ -91,8 +91,7 @@ else echo "FAIL stress/lost-reported: record said '$said' ($(tail -n 1 l.err)); 
 # samples, and the lost samples the kernel counted (none, with 64 pages)
 # equal to what record, perf report and our report say.
 if [ "${STRESS_MILLION:-0}" = 1 ]; then
-  bash "$root/tests/realprogs/build.sh" 2>/dev/null || { echo "FAIL stress/build-million: cannot build the Alpha programs"; exit 0; }
-  rp=$BUILD/realprogs
+  rp=$(bash "$root/tests/realprogs/build.sh" 2>/dev/null) || { echo "FAIL stress/build-million: cannot build the Alpha programs"; exit 0; }
   rm -rf million && mkdir million
   t0=$(date +%s)
   (cd million && exec env -i PATH=/usr/bin:/bin HOME=/home/guest LC_ALL=C "$PROFILEME" record -a --privileged \

@@ -30,24 +30,26 @@
 #    test failing at perf_event_open, none crashing.
 # Checks: thirdparty/{task,task_smpl,syst_count,self_basic,selftest}.*.
 # Environment: BUILD, PROFILEME, THIRDPARTY_TIMEOUT (s per run, default 120),
-# THIRDPARTY_DIR (the built programs, default build/thirdparty).
+# THIRDPARTY_DIR (the built programs; default: their entry in the cache,
+# tests/thirdparty/build.sh), PROFILEME_CACHE. Prints the build's last line
+# ("thirdparty: cached in DIR", "thirdparty: built in N s into DIR"...).
 set -u
 . "$(dirname "$0")/../lib/common.bash"
 cd "$root"
 CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
 # The Alpha binaries do not depend on how the host side was built (SAN=1
-# builds into build-san/): one cache in build/thirdparty for both.
-tp=${THIRDPARTY_DIR:-$root/build/thirdparty}
+# builds into build-san/): one cache entry for both (tests/lib/cache.bash).
 work=$BUILD/thirdparty-runs
 timeout_s=${THIRDPARTY_TIMEOUT:-120}
 env_i=(env -i PATH=/usr/bin:/bin LC_ALL=C)
 mkdir -p "$work"
 
-if ! THIRDPARTY_DIR=$tp bash tests/thirdparty/build.sh 2>"$work/build.err"; then
+if ! tp=$(bash tests/thirdparty/build.sh 2>"$work/build.err"); then
   echo "FAIL thirdparty/build: $(tail -n 3 "$work/build.err" | tr '\n' ' ')"
   exit 1
 fi
-wl=$tp/work
+tail -n 1 "$work/build.err"
+wl=$work/work
 alpha_cc "$wl" tests/thirdparty/work.c -O2 2>/dev/null || { echo "FAIL thirdparty/build: work.c: $(head -2 "$wl.log")"; exit 1; }
 
 pass() { echo "PASS thirdparty/$1"; }

@@ -13,22 +13,52 @@
 #    with kselftest_harness.h) from Debian's linux-source-6.1 package
 #    (`apt-get download`, 140 MB: only those files are unpacked and the
 #    package is deleted), against the cross compiler's 6.1 uapi headers.
-# Everything goes to build/thirdparty/ (THIRDPARTY_DIR; also for SAN=1: the
-# programs are Alpha code) and is fetched and built only when missing (about 30 s for both, most of it unpacking linux-source). Exits
-# non-zero with a message on stderr on failure. Needs deb-src (see
-# scripts/enable-deb-src.sh). Environment: THIRDPARTY_DIR, ALPHA_CC.
+# The outputs go to an entry of the cache outside the clone
+# (tests/lib/cache.bash: $PROFILEME_CACHE, default ~/.cache/profileme),
+# thirdparty-HASH, keyed by the libpfm4 source and linux-source-6.1 versions
+# that apt lists, the Alpha toolchain and this script's SHA-256, and shared by
+# the plain and sanitizer suites (the programs are Alpha code) and by every
+# clone on the machine. A cold build takes about 25 s, most of it fetching
+# and unpacking linux-source; a warm one, the apt look-ups (about a second).
+# THIRDPARTY_DIR names a directory to use instead, unkeyed: what is missing
+# in it is built. Prints the directory on stdout and, last on stderr, how it
+# came to be ("thirdparty: cached in DIR", "thirdparty: built in N s into
+# DIR"...). Exits non-zero with a message on stderr on failure. Needs deb-src
+# (see scripts/enable-deb-src.sh). Environment: PROFILEME_CACHE,
+# THIRDPARTY_DIR, ALPHA_CC.
+#   build.sh --into DIR   (internal) builds what is missing in DIR, unlocked
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
+self=$root/tests/thirdparty/build.sh
+. "$root/tests/lib/cache.bash"
 CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
 AR=${CC%gcc}ar
-out=${THIRDPARTY_DIR:-$root/build/thirdparty}
+command -v "$CC" >/dev/null || { echo "thirdparty: $CC not found" >&2; exit 1; }
+deb_src_note() {
+  echo "thirdparty: deb-src is not enabled; run (as root): scripts/enable-deb-src.sh" >&2
+}
+
+if [ "${1:-}" != --into ]; then
+  if [ -n "${THIRDPARTY_DIR:-}" ]; then
+    case $THIRDPARTY_DIR in /*) out=$THIRDPARTY_DIR ;; *) out=$PWD/$THIRDPARTY_DIR ;; esac
+    fill_in_place "$out" thirdparty bash "$self" --into
+  else
+    TP_LIBPFM4=$(deb_src_version libpfm4)
+    [ -n "$TP_LIBPFM4" ] || { echo "thirdparty: apt lists no source package libpfm4" >&2; deb_src_note; exit 1; }
+    TP_LINUX=$(deb_version linux-source-6.1)
+    [ -n "$TP_LINUX" ] || { echo "thirdparty: apt lists no package linux-source-6.1" >&2; exit 1; }
+    export TP_LIBPFM4 TP_LINUX
+    key=("libpfm4 $TP_LIBPFM4" "linux-source-6.1 $TP_LINUX" "$(alpha_toolchain_key "$CC")"
+         "recipe: $(sha256sum <"$self" | cut -c1-16)")
+    out=$(cache_dir thirdparty "${key[@]}")
+    cache_fill "$out" thirdparty "$(printf '%s\n' "${key[@]}")" bash "$self" --into
+  fi
+  printf '%s\n' "$out"
+  exit 0
+fi
+out=$2
 srcdir=$out/src
 mkdir -p "$srcdir"
-# One build at a time in $out: the plain and the sanitizer suites share it,
-# and may run at once.
-exec 9>"$out/.lock"
-flock 9
-command -v "$CC" >/dev/null || { echo "thirdparty: $CC not found" >&2; exit 1; }
 
 # Compiles output $1 from the remaining arguments unless it exists.
 build() {
@@ -46,11 +76,11 @@ build() {
 # ---- libpfm4 ----
 pfm=$(find "$srcdir" -maxdepth 1 -type d -name 'libpfm4-*' | sort | tail -n 1)
 if [ -z "$pfm" ]; then
-  if ! (cd "$srcdir" && apt-get source libpfm4 >"$srcdir/libpfm4.fetch.log" 2>&1); then
-    echo "thirdparty: 'apt-get source libpfm4' failed:" >&2
+  pkg=libpfm4${TP_LIBPFM4:+=$TP_LIBPFM4}
+  if ! (cd "$srcdir" && apt-get source "$pkg" >"$srcdir/libpfm4.fetch.log" 2>&1); then
+    echo "thirdparty: 'apt-get source $pkg' failed:" >&2
     tail -n 5 "$srcdir/libpfm4.fetch.log" >&2
-    grep -q deb-src "$srcdir/libpfm4.fetch.log" &&
-      echo "thirdparty: deb-src is not enabled; run (as root): scripts/enable-deb-src.sh" >&2
+    grep -q deb-src "$srcdir/libpfm4.fetch.log" && deb_src_note
     exit 1
   fi
   pfm=$(find "$srcdir" -maxdepth 1 -type d -name 'libpfm4-*' | sort | tail -n 1)
@@ -77,8 +107,9 @@ st=$srcdir/linux-selftests
 if [ ! -f "$st/tools/testing/selftests/perf_events/mmap.c" ]; then
   echo "thirdparty: fetching linux-source-6.1 (the perf_events selftests)" >&2
   rm -rf "$srcdir/linux-dl" && mkdir -p "$srcdir/linux-dl" "$st"
-  if ! (cd "$srcdir/linux-dl" && apt-get download linux-source-6.1 >"$srcdir/linux.fetch.log" 2>&1); then
-    echo "thirdparty: 'apt-get download linux-source-6.1' failed:" >&2
+  pkg=linux-source-6.1${TP_LINUX:+=$TP_LINUX}
+  if ! (cd "$srcdir/linux-dl" && apt-get download "$pkg" >"$srcdir/linux.fetch.log" 2>&1); then
+    echo "thirdparty: 'apt-get download $pkg' failed:" >&2
     tail -n 5 "$srcdir/linux.fetch.log" >&2
     exit 1
   fi
