@@ -197,6 +197,7 @@ struct os_opts {
   int ncpus;                 /* CPUs, 1..OS_MAX_CPUS (0 means 1) */
   bool real_time;            /* guest clocks from the host instead of virtual */
   uint64_t ram_bytes;        /* physical RAM (0: PHYS_DEFAULT_BYTES, 1 GB) */
+  bool strace;               /* print each completed system call to the log */
 };
 
 struct os {

@@ -68,6 +68,25 @@ static int64_t unimplemented(struct os *m, uint64_t nr)
   return -ENOSYS;
 }
 
+/* One line per completed call, like qemu's -strace: the raw arguments,
+ * since the table knows names but not argument types. */
+static void strace_line(struct os *m, const struct task *t, uint64_t nr, const uint64_t *a,
+                        int64_t ret)
+{
+  const struct sysent *e = sys_entry(nr);
+  fprintf(m->log, "[%d] ", t->tid);
+  if (e) fprintf(m->log, "%s(", e->name);
+  else fprintf(m->log, "syscall_%llu(", (unsigned long long)nr);
+  for (int i = 0; i < 6; i++)
+    fprintf(m->log, "%s%#llx", i ? ", " : "", (unsigned long long)a[i]);
+  if (ret == SYS_NORET)
+    fprintf(m->log, ") = ?\n");
+  else if (ret < 0 && ret > -4096)
+    fprintf(m->log, ") = -1 (%s)\n", strerror((int)-ret));
+  else
+    fprintf(m->log, ") = %lld (%#llx)\n", (long long)ret, (unsigned long long)ret);
+}
+
 void sys_dispatch(struct os *m, struct task *t)
 {
   struct axp_ctx *c = &t->ctx;
@@ -83,6 +102,7 @@ void sys_dispatch(struct os *m, struct task *t)
   } else {
     ret = fn(m, t, a);
   }
+  if (m->opt.strace && ret != SYS_BLOCK) strace_line(m, t, nr, a, ret);
   if (ret == SYS_NORET) return;
   if (ret == SYS_BLOCK) {
     /* Rewind so the call runs again on wake-up, with its original v0 and a3. */

@@ -34,6 +34,8 @@ static void run_usage(FILE *f)
     "  --timed         run on the timed EV67 cores with their PMUs, so the\n"
     "                  guest's own perf_event_open can count and sample them\n"
     "  --privileged    the guest's user has CAP_PERFMON (perf_event_open)\n"
+    "  --strace        print each system call, its raw arguments and result\n"
+    "                  to stderr, as it completes\n"
     "  --paranoid N    kernel.perf_event_paranoid for the guest (default 2)\n"
     "  -h, --help      this text\n\n"
     "The exit status is the guest's; 128+N when signal N ended it.\n");
@@ -120,7 +122,7 @@ int cmd_run(int argc, char **argv)
     { "cpus", required_argument, 0, 'C' }, { "help", no_argument, 0, 'h' },
     { "timed", no_argument, 0, 'T' }, { "privileged", no_argument, 0, 'P' },
     { "paranoid", required_argument, 0, 'N' }, { "trace", no_argument, 0, 'X' },
-    { "ram", required_argument, 0, 1101 },
+    { "ram", required_argument, 0, 1101 }, { "strace", no_argument, 0, 1102 },
     { 0, 0, 0, 0 },
   };
   struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" }, .perf = { .paranoid = 2 } };
@@ -149,6 +151,7 @@ int cmd_run(int argc, char **argv)
       break;
     }
     case 1101: if (tool_parse_ram("run", optarg, &mo.os.ram_bytes)) return 2; break;
+    case 1102: mo.os.strace = true; break;
     case 'h': run_usage(stdout); return 0;
     default: run_usage(stderr); return 2;
     }
