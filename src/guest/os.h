@@ -101,6 +101,7 @@ struct task {
   int altstack_flags;
   int host_pid, host_pidfd;  /* after exec of a host program: the process standing in */
   int cpu;                   /* the CPU it runs or last ran on, -1 before it first runs */
+  uint64_t cpus_allowed;     /* sched_setaffinity's mask: bit i lets it run on CPU i */
   struct shadow *shadow;     /* its true call stack (guest/shadow.h), NULL when not kept */
   struct task *next;         /* machine's task list */
 };
@@ -231,6 +232,12 @@ struct os {
   bool shadow_on;            /* tasks keep a shadow call stack (guest/shadow.h) */
   struct synthfs *synth;     /* the synthesized /proc and /sys files (guest/synthfs.h) */
 };
+
+/* The CPUs the machine has, as an affinity mask (bit i: CPU i). */
+static inline uint64_t os_cpu_mask(const struct os *m)
+{
+  return m->ncpus >= 64 ? ~0ull : (1ull << m->ncpus) - 1;
+}
 
 /* Creates a machine. Returns NULL on allocation failure. */
 struct os *os_create(const struct os_opts *opt);

@@ -329,21 +329,55 @@ int64_t sys_futex(ARGS)
 }
 
 /* ---- scheduling, prctl, personality ---- */
+/* Alpha Linux 6.1 (ALPHA_GENERIC, as Debian builds it) has NR_CPUS 32, so
+ * cpumask_size() is one long: what sched_getaffinity returns and the part of
+ * a longer mask sched_setaffinity reads. */
+#define CPUMASK_BYTES 8
+
+/* The task sched_{get,set}affinity name: 0 is the caller, else a thread id. */
+static struct task *affinity_task(struct os *m, struct task *t, int64_t pid)
+{
+  if (pid < 0) return NULL;
+  return pid == 0 ? t : task_find(m, (int)pid);
+}
+
+int64_t sys_sched_setaffinity(ARGS)
+{
+  struct task *x = affinity_task(m, t, (int64_t)a[0]);
+  if (!x) return -ESRCH;
+  /* get_user_cpu_mask: a shorter mask is zero-extended, a longer one cut */
+  uint8_t b[CPUMASK_BYTES] = { 0 };
+  size_t len = a[1] < CPUMASK_BYTES ? (size_t)a[1] : CPUMASK_BYTES;
+  if (len && sys_get(t, a[2], b, len)) return -EFAULT;
+  uint64_t mask = 0;
+  for (size_t i = 0; i < CPUMASK_BYTES; i++) mask |= (uint64_t)b[i] << (8 * i);
+  /* __sched_setaffinity: only active CPUs count; none left is EINVAL */
+  mask &= os_cpu_mask(m);
+  if (!mask) return -EINVAL;
+  x->cpus_allowed = mask;
+  /* a task on a CPU it may no longer use leaves it at once (migration_cpu_stop) */
+  if (x->cpu >= 0 && !(mask >> x->cpu & 1) && m->cpus[x->cpu].task == x)
+    m->cpus[x->cpu].need_resched = true;
+  return 0;
+}
+
 int64_t sys_sched_getaffinity(ARGS)
 {
-  UNUSED;
-  if (a[1] < 8) return -EINVAL;
-  uint64_t mask = 1;
-  if (sys_put(t, a[2], &mask, 8)) return -EFAULT;
-  return 8;
+  struct task *x = affinity_task(m, t, (int64_t)a[0]);
+  /* kernel/sched/core.c: the buffer must hold nr_cpu_ids bits, in whole longs */
+  if (a[1] * 8 < (uint64_t)m->ncpus || (a[1] & 7)) return -EINVAL;
+  if (!x) return -ESRCH;
+  uint64_t mask = x->cpus_allowed;
+  if (sys_put(t, a[2], &mask, CPUMASK_BYTES)) return -EFAULT;
+  return CPUMASK_BYTES;
 }
 
 int64_t sys_getcpu(ARGS)
 {
   UNUSED;
-  uint32_t z = 0;
-  if (a[0] && sys_put(t, a[0], &z, 4)) return -EFAULT;
-  if (a[1] && sys_put(t, a[1], &z, 4)) return -EFAULT;
+  uint32_t cpu = t->cpu < 0 ? 0 : (uint32_t)t->cpu, node = 0;
+  if (a[0] && sys_put(t, a[0], &cpu, 4)) return -EFAULT;
+  if (a[1] && sys_put(t, a[1], &node, 4)) return -EFAULT;
   return 0;
 }
 

@@ -385,6 +385,7 @@ int os_spawn(struct os *m, const char *path, int argc, char *const *argv,
   memcpy(p->interp_text, li.interp_text, sizeof p->interp_text);
   t->tid = p->pid;
   t->cpu = -1;
+  t->cpus_allowed = os_cpu_mask(m);
   t->proc = p;
   t->mm = mm;
   ctx_init(&t->ctx, pc, sp);
@@ -621,6 +622,7 @@ int64_t task_clone(struct os *m, struct task *t, uint64_t flags, uint64_t newsp,
   p->refs++;
   n->tid = tid;
   n->cpu = -1;
+  n->cpus_allowed = t->cpus_allowed;   /* (copy_process: the parent's mask) */
   n->proc = p;
   n->ctx = t->ctx;
   n->ctx.lock_valid = false;
@@ -823,7 +825,8 @@ static struct task *pick(struct os *m, struct task *after, int cpu)
   struct task *t = after ? after->next : m->tasks;
   for (int pass = 0; pass < 2; pass++) {
     for (; t; t = t->next)
-      if (t->state == TASK_RUNNABLE && !(t->cpu >= 0 && t->cpu != cpu && m->cpus[t->cpu].task == t))
+      if (t->state == TASK_RUNNABLE && (t->cpus_allowed >> cpu & 1) &&
+          !(t->cpu >= 0 && t->cpu != cpu && m->cpus[t->cpu].task == t))
         return t;
     t = m->tasks;
   }
@@ -867,7 +870,9 @@ static void cpu_place(struct os *m, int i)
 {
   struct cpu *cpu = &m->cpus[i];
   struct task *prev = cpu->task;
-  if (prev && prev->state == TASK_RUNNABLE && !cpu->need_resched && cpu->slice_left) return;
+  if (prev && prev->state == TASK_RUNNABLE && !cpu->need_resched && cpu->slice_left &&
+      (prev->cpus_allowed >> i & 1))
+    return;
   cpu->need_resched = false;
   struct task *n;
   while ((n = pick(m, m->rr, i)) && n->host_pid) {

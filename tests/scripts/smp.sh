@@ -11,7 +11,7 @@ mkdir -p "$out"
 cd "$out"
 pass() { echo "PASS smp/$1"; }
 fail() { echo "FAIL smp/$1: $2"; }
-for p in spin2 forkwork sys2 atomic2; do
+for p in spin2 forkwork sys2 atomic2 pin2; do
   alpha_static "$root/tests/smp/$p.c" "$out/$p" || { fail build "cannot build $p"; exit 0; }
 done
 # stat_csv ARGS...: profileme stat -x, output (stderr) only.
@@ -36,6 +36,26 @@ if awk -v c="$(field "$r" cycles)" -v sc="$(field "$r" sim/cycles/)" -v i="$(fie
        exit !(sc > 0 && si > 0 && d1 * d1 < 1e-10 && d2 * d2 < 1e-10) }'; then
   pass "per-task-counts-exact: cycles $(field "$r" cycles) and instructions $(field "$r" instructions) on 2 CPUs, sim/ $(field "$r" sim/cycles/) and $(field "$r" sim/instructions/)"
 else fail per-task-counts-exact "$r"; fi
+
+# sched_setaffinity is honoured: two CPU-bound threads pinned to one CPU of
+# two take the time of one CPU (about twice the time they take free), run
+# only on that CPU, and the calls fail as Linux's do (pin2.c).
+elapsed() { "$PROFILEME" stat --cpus 2 -e sim/cycles/ -- ./pin2 600000 "$1" 2>&1 >"$out/pin2.$1.out" | awk '/seconds time elapsed/ { print $1 }'; }
+tf=$(elapsed -) tp=$(elapsed 1)
+if awk -v a="$tf" -v b="$tp" 'BEGIN { r = b / a; exit !(a > 0 && r > 1.8 && r < 2.2) }'; then
+  pass "affinity-pinned-time: $tf s free, $tp s both pinned to CPU 1 ($(awk -v a="$tf" -v b="$tp" 'BEGIN { printf "%.3f", b / a }'))"
+else fail affinity-pinned-time "$tf s free, $tp s pinned"; fi
+exp_pin='cpus seen: 0x2 0x2
+getaffinity: 0, 2 CPUs
+set CPU 7: -1 Invalid argument
+set pid 999999: -1 No such process
+get 4 bytes: -1 Invalid argument
+get 16 bytes: 8'
+if [ "$(cat "$out/pin2.1.out")" = "$exp_pin" ]; then pass "affinity-pinned-cpus: both threads only on CPU 1; errors as Linux"
+else fail affinity-pinned-cpus "$(tr '\n' ';' <"$out/pin2.1.out")"; fi
+if grep -q '^cpus seen: 0x[123] 0x[123]$' "$out/pin2.-.out" && grep -q '^getaffinity: 0, 2 CPUs$' "$out/pin2.-.out"; then
+  pass "affinity-free: $(head -n 2 "$out/pin2.-.out" | tr '\n' ';')"
+else fail affinity-free "$(tr '\n' ';' <"$out/pin2.-.out")"; fi
 
 # ll/sc across CPUs: another CPU's store to the locked location makes st*_c
 # fail, so atomic increments from two threads are never lost (without that,
