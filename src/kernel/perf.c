@@ -377,7 +377,8 @@ static void rb_free(struct physmem *phys, struct perf_rb *rb)
 int perf_event_mmap(struct perf_event *e, size_t data_pages, size_t page_size)
 {
   if (e->rb || page_size != PHYS_PAGE) return -EINVAL;
-  if (!data_pages || (data_pages & (data_pages - 1)) || data_pages > (1u << 20)) return -EINVAL;
+  /* (0 data pages is the user page alone: counting, rdpmc, no records) */
+  if ((data_pages & (data_pages - 1)) || data_pages > (1u << 20)) return -EINVAL;
   struct physmem *phys = e->ctx->phys;
   struct perf_rb *rb = calloc(1, sizeof *rb);
   if (!rb) return -ENOMEM;
@@ -495,7 +496,9 @@ static void output(struct perf_event *e, const uint8_t *rec, size_t len, uint32_
 {
   e = top(e);
   struct perf_rb *rb = e->rb;
-  if (!rb) return;
+  /* ring_buffer_init pauses a ring without data pages, and __perf_output_begin
+   * counts nothing lost for it */
+  if (!rb || !rb->size) return;
   if (rb->paused) {   /* perf_output_begin: a paused ring counts the record lost */
     if (!rb->lost) rb->lost_id = e->id;
     rb->lost++;

@@ -362,8 +362,11 @@ static int64_t k_mmap(void *ctx, struct task *t, int h, uint64_t addr, uint64_t 
   if (!(flags & A_MAP_SHARED)) return -EINVAL;
   if (off) return -EINVAL;   /* the AUX area: none here */
   if (f->cpu == -1 && f->e->attr.inherit) return -EINVAL;
+  /* perf_mmap: the user page and 2^n data pages, n >= 0, or none (the user
+   * page alone, as libpfm4's self_count maps it) */
+  if (len % PHYS_PAGE || len < PHYS_PAGE) return -EINVAL;
   uint64_t nr_pages = len / PHYS_PAGE - 1;
-  if (len % PHYS_PAGE || len < 2 * PHYS_PAGE || (nr_pages & (nr_pages - 1))) return -EINVAL;
+  if (nr_pages & (nr_pages - 1)) return -EINVAL;
   struct perf_event *e = f->e;
   if (e->rb) {
     if (e->rb->size != nr_pages * PHYS_PAGE) return -EINVAL;
@@ -485,7 +488,7 @@ static void send_sigio(struct guest_perf *g, struct gfile *f, int reason)
 static void wakeup(struct gfile *f)
 {
   struct perf_event *e = f->e;
-  if (!e->rb) return;
+  if (!e->rb || !e->rb->size) return;
   uint64_t head = e->rb->user->data_head;
   bool wake = false;
   if (!e->attr.watermark && e->attr.wakeup_events && ++f->events >= e->attr.wakeup_events) {

@@ -149,6 +149,27 @@ static void userpage(void)
   close(fd);
 }
 
+/* The user page alone (nr_pages 0, as libpfm4's self_count maps it): Linux's
+ * perf_mmap accepts it, with data_size 0; the event counts on and its
+ * samples go nowhere (ring_buffer_init pauses a ring without data pages). */
+static void userpage_only(void)
+{
+  int fd = open_sampler(1, -1, 0);
+  struct perf_event_mmap_page *u = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+  CHECK("ring.userpage_only", u != MAP_FAILED && u->data_offset == PAGE && u->data_size == 0,
+        "mmap of the user page alone: %s", u == MAP_FAILED ? strerror(errno) : "wrong layout");
+  if (u == MAP_FAILED) { close(fd); return; }
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  run(500000);
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  uint64_t count = counted(fd);
+  CHECK("ring.userpage_only_counts", count >= 1000000 && u->data_head == 0 && u->time_enabled > 0,
+        "count %llu, data_head %llu, time_enabled %llu", (unsigned long long)count,
+        (unsigned long long)u->data_head, (unsigned long long)u->time_enabled);
+  munmap(u, PAGE);
+  close(fd);
+}
+
 /* An enabled STACK sampler (its id in *id unless NULL) with a ring of one
  * data page mapped prot, or NULL after a FAIL line for name. */
 static struct perf_event_mmap_page *small_ring(const char *name, int prot, int *fd, uint64_t *id)
@@ -334,6 +355,7 @@ static void wakeups(void)
 int main(void)
 {
   userpage();
+  userpage_only();
   wrap();
   lost();
   overwrite();

@@ -28,7 +28,7 @@
 #    exclude_kernel: EINVAL, as above) and sigtrap_threads (a breakpoint
 #    event: no breakpoint PMU, ENOENT) run their harness to the end, every
 #    test failing at perf_event_open, none crashing.
-# Checks: thirdparty/{task,task_smpl,syst_count,self_basic,selftest}.*.
+# Checks: thirdparty/{task,task_smpl,syst_count,self_basic,self_count,selftest}.*.
 # Environment: BUILD, PROFILEME, THIRDPARTY_TIMEOUT (s per run, default 120),
 # THIRDPARTY_DIR (the built programs; default: their entry in the cache,
 # tests/thirdparty/build.sh), PROFILEME_CACHE. Prints the build's last line
@@ -118,6 +118,18 @@ if grep -q 'cannot create event: Invalid argument' "$work/self_basic.err"; then
   pass self_basic.refused
 else
   fail self_basic.refused "$(head -n 1 "$work/self_basic.err")"
+fi
+# self_count maps only the user page of each event (one page, PROT_READ:
+# nr_pages 0, which Linux's perf_mmap allows) and reads the counts through
+# read(2) when the page offers no rdpmc (Alpha has none): a software event
+# counts, its mmap succeeds.
+# (it counts for alarm(10): guest clocks follow the host clock here, 10 s)
+run self_count run --real-time --paranoid 1 "$tp/self_count" task-clock
+if [ "$(cat "$work/self_count.status")" = 0 ] && grep -q 'using read' "$work/self_count.out" &&
+   grep -Eq '^ +[1-9][0-9]* task-clock$' "$work/self_count.out"; then
+  pass "self_count.userpage-only: $(grep -c task-clock "$work/self_count.out") counts read"
+else
+  fail self_count.userpage-only "status $(cat "$work/self_count.status"): $(head -n 2 "$work/self_count.err")"
 fi
 
 # ---- libpfm4 task_smpl: ProfileMe sampling through the ring ----

@@ -6,7 +6,7 @@
 #    with its Linux perf_events PMUs only (pfmlib_common.c and the three
 #    pfmlib_perf_event*.c; libpfm4 has no Alpha PMU tables, so events are
 #    perf's generic ones, perf_raw::rN and the software events) and the
-#    perf_examples task, task_smpl, syst_count and self_basic, built as
+#    perf_examples task, task_smpl, syst_count, self_basic and self_count, built as
 #    perf_examples/Makefile builds them (perf_util.c, -pthread);
 #  - the Linux 6.1 kernel's perf_events selftests
 #    (tools/testing/selftests/perf_events/{mmap,remove_on_exec,sigtrap_threads}.c
@@ -98,7 +98,7 @@ if [ ! -e "$lib" ]; then
   "$AR" rcs "$lib.tmp" "$out/pfm-obj"/*.o && mv -f "$lib.tmp" "$lib"
 fi
 ex=$pfm/perf_examples
-for p in task task_smpl syst_count self_basic; do
+for p in task task_smpl syst_count self_basic self_count; do
   build "$out/$p" -O2 -D_GNU_SOURCE -pthread -I"$pfm/include" -I"$ex" "$ex/$p.c" "$ex/perf_util.c" "$lib" -lm
 done
 
