@@ -184,6 +184,9 @@ struct os_kfile_ops {
    * F_GETOWN, F_SETSIG, F_GETSIG, F_*OWN_EX); *handled false: the generic
    * code does it. gfd is the guest fd (F_SETSIG's si_fd). */
   int64_t (*fcntl)(void *ctx, struct task *t, int gfd, int h, int cmd, uint64_t arg, bool *handled);
+  /* perf_poll's EPOLLHUP for kernel file h: its task and the children it
+   * was inherited by are gone (poll reports POLLHUP alone). */
+  bool (*hup)(void *ctx, int h);
   /* A host fd that may have been a kernel file's was closed. */
   void (*closed)(void *ctx);
   /* prctl PR_TASK_PERF_EVENTS_DISABLE (31) / ENABLE (32). */

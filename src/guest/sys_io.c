@@ -327,6 +327,13 @@ static int64_t do_poll(struct os *m, struct task *t, uint64_t fds, uint64_t nfds
   }
   int r = nfds ? poll(p, (nfds_t)nfds, 0) : 0;
   if (r < 0) return -errno;
+  /* a kernel file whose task is gone hangs up (its pipe was made readable
+   * then, so a blocked poll has woken) */
+  for (uint64_t i = 0; i < nfds && m->kfile.hup; i++)
+    if (p[i].fd >= 0 && p[i].fd != INT_MAX && m->kfile.hup(m->kfile.ctx, p[i].fd)) {
+      if (!p[i].revents) r++;
+      p[i].revents = POLLHUP;
+    }
   if (r > 0 || timeout_ns == 0) {
     for (uint64_t i = 0; i < nfds; i++) {
       int16_t rev = p[i].fd == INT_MAX ? POLLNVAL : p[i].revents;

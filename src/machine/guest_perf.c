@@ -62,6 +62,9 @@ struct gfile {
   int owner_tid;                /* the task that opened it (prctl) */
   bool ready;                   /* the pipe holds its byte: poll says POLLIN */
   bool exited;                  /* remove_on_exec took it off its task (STATE_EXIT) */
+  bool hup;                     /* its tasks are gone: poll says POLLHUP (is_event_hup) */
+  int *tids, ntids, tids_cap;   /* the live tasks it follows: its own and those it was
+                                   inherited into (the child_list), while not hup */
   bool async;                   /* O_ASYNC */
   int fasync_fd;                /* the guest fd O_ASYNC was set through (si_fd) */
   int own_type, own_pid;        /* F_SETOWN(_EX); own_pid 0: none */
@@ -135,7 +138,28 @@ static void file_free(struct guest_perf *g, struct gfile *f)
   for (struct gmap *mp = g->maps; mp; mp = mp->next) if (mp->f == f) mp->f = NULL;
   perf_event_close(f->e);
   close(f->wr);
+  free(f->tids);
   free(f);
+}
+
+/* Adds tid to the tasks f follows; false when out of memory. */
+static bool follow(struct gfile *f, int tid)
+{
+  if (f->ntids == f->tids_cap) {
+    int cap = f->tids_cap ? 2 * f->tids_cap : 4;
+    int *n = realloc(f->tids, (size_t)cap * sizeof *n);
+    if (!n) return false;
+    f->tids = n;
+    f->tids_cap = cap;
+  }
+  f->tids[f->ntids++] = tid;
+  return true;
+}
+
+static int followed(const struct gfile *f, int tid)
+{
+  for (int i = 0; i < f->ntids; i++) if (f->tids[i] == tid) return i;
+  return -1;
 }
 
 /* Files whose last fd went (the pipe has no reader left) are released. */
@@ -150,6 +174,12 @@ static void k_closed(void *ctx)
 }
 
 static bool k_is_kfile(void *ctx, int h) { return file_of(ctx, h) != NULL; }
+
+static bool k_hup(void *ctx, int h)
+{
+  struct gfile *f = file_of(ctx, h);
+  return f && f->hup;
+}
 
 /* The task pid names for the event (0: the caller), or NULL (ESRCH). */
 static struct task *target_task(struct guest_perf *g, struct task *t, int pid)
@@ -218,6 +248,11 @@ static int k_perf_open(void *ctx, struct task *t, const void *uattr, int pid, in
                        .owner_tid = t->tid, .fasync_fd = -1 };
   f->next = g->files;
   g->files = f;
+  if (tid != -1 && !follow(f, tid)) {
+    close(p[0]);
+    file_free(g, f);
+    return -ENOMEM;
+  }
   if (output && (err = set_output(f, output))) {
     close(p[0]);
     file_free(g, f);
@@ -565,6 +600,29 @@ void guest_perf_exec(struct guest_perf *g, struct task *t)
   }
 }
 
+/* ---- fork and exit ---- */
+
+void guest_perf_fork(struct guest_perf *g, const struct task *parent, const struct task *child)
+{
+  for (struct gfile *f = g->files; f; f = f->next)
+    if (f->e->attr.inherit && !f->hup && followed(f, parent->tid) >= 0)
+      (void)follow(f, child->tid);   /* (out of memory: it hangs up early) */
+}
+
+void guest_perf_exit(struct guest_perf *g, const struct task *t)
+{
+  for (struct gfile *f = g->files; f; f = f->next) {
+    int i = followed(f, t->tid);
+    if (i < 0) continue;
+    f->tids[i] = f->tids[--f->ntids];
+    if (f->ntids) continue;
+    /* perf_event_exit_event: STATE_EXIT, and a wakeup for the pollers */
+    f->hup = true;
+    f->exited = true;
+    set_ready(f, true);
+  }
+}
+
 /* ---- setup ---- */
 
 struct guest_perf *guest_perf_create(struct os *os, struct perf_ctx *perf, bool privileged)
@@ -575,7 +633,7 @@ struct guest_perf *guest_perf_create(struct os *os, struct perf_ctx *perf, bool 
   g->perf = perf;
   g->privileged = privileged;
   os->kfile = (struct os_kfile_ops){ .perf_open = k_perf_open, .is_kfile = k_is_kfile, .read = k_read,
-                                     .ioctl = k_ioctl, .mmap = k_mmap, .fcntl = k_fcntl, .closed = k_closed,
+                                     .ioctl = k_ioctl, .mmap = k_mmap, .fcntl = k_fcntl, .closed = k_closed, .hup = k_hup,
                                      .prctl = k_prctl, .ctx = g };
   return g;
 }

@@ -24,5 +24,9 @@ void guest_perf_overflow(struct guest_perf *g, int cpu, struct perf_event *e, co
 void guest_perf_poll(struct guest_perf *g);
 /* Task t exec'd: enable_on_exec and remove_on_exec of the events it is in. */
 void guest_perf_exec(struct guest_perf *g, struct task *t);
+/* Task child was forked from parent: the inherited events follow it too. */
+void guest_perf_fork(struct guest_perf *g, const struct task *parent, const struct task *child);
+/* Task t exits: an event whose tasks are all gone hangs up (POLLHUP). */
+void guest_perf_exit(struct guest_perf *g, const struct task *t);
 
 #endif

@@ -673,9 +673,13 @@ static void task_hook(void *ctx, const struct task_event *e)
     perf_record_mmap2(m->perf, cpu, &pt, e->addr, e->len, e->pgoff, e->prot, e->flags, e->path);
     break;
   case TEV_FORK:
+    if (m->gperf) guest_perf_fork(m->gperf, e->parent, e->t);
     perf_record_fork(m->perf, cpu, &pt, (uint32_t)e->parent->proc->pid, (uint32_t)e->parent->tid);
     break;
-  case TEV_EXIT: perf_record_exit(m->perf, cpu, &pt, (uint32_t)e->t->proc->ppid); break;
+  case TEV_EXIT:
+    perf_record_exit(m->perf, cpu, &pt, (uint32_t)e->t->proc->ppid);
+    if (m->gperf) guest_perf_exit(m->gperf, e->t);
+    break;
   }
 }
 

@@ -281,7 +281,8 @@ static void output(void)
   ioctl(fd3, PERF_EVENT_IOC_ID, &id3);
   ioctl(fd2, PERF_EVENT_IOC_ENABLE, 0);
   ioctl(fd3, PERF_EVENT_IOC_ENABLE, 0);
-  run(50 * PERIOD);
+  /* (several multiplexing turns, whatever the tick's phase at the start) */
+  run(400 * PERIOD);
   ioctl(fd2, PERF_EVENT_IOC_DISABLE, 0);
   ioctl(fd3, PERF_EVENT_IOC_DISABLE, 0);
   uint64_t n2 = 0, n3 = 0, other = 0;

@@ -41,6 +41,7 @@ for p in -1 0 1 2 3; do run attr.p$p attr --paranoid "$p" -- "$p"; done
 run attr.p3priv attr --paranoid 3 --privileged -- 3 priv
 run group group --paranoid 1 --
 run ring ring --paranoid 1 --
+run hup hup --paranoid 0 --
 # the same on two CPUs: events follow their tasks across CPUs, children
 # run beside their parents
 run count.smp count --cpus 2 --paranoid 1 --
