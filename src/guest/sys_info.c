@@ -139,3 +139,12 @@ int64_t sys_osf_setsysinfo(ARGS)
     return -EOPNOTSUPP;
   }
 }
+
+/* Calls that need a capability the guest's user never has (CAP_SYS_ADMIN,
+ * CAP_SYS_BOOT: --privileged gives CAP_PERFMON only): Linux checks it
+ * first and refuses with EPERM (may_mount, reboot, swapon, sethostname). */
+int64_t sys_no_cap(ARGS)
+{
+  UNUSED;
+  return -EPERM;
+}
