@@ -73,7 +73,7 @@ cp tests/perfdata/*.data "$seeds/perfdata/" 2>/dev/null
 i=0
 for spec in cycles cycles:p cycles:pp instructions:u cache-misses mbox-replays r2 cpu-clock \
             page-faults cpu/event=1,profileme=1/ cpu/event=2,profileme=1,random=1/ \
-            cpu/cycles,profileme=1,config1=7/ cpu/bcache-misses/ cpu/event=1,profileme=1,trap=1,sl1=2/ \
+            cpu/cycles,profileme=1,config1=7/ cpu/bcache_misses/ cpu/event=1,profileme=1,trap=1,sl1=2/ \
             cpu/mem-ldst/P cpu/event=cycles,config1=3,retired=1/ cpu/foo=1/; do
   printf '\001%s' "$spec" >"$seeds/attr/name$i"
   printf '\011%s' "$spec" >"$seeds/attr/priv$i"

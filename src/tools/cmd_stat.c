@@ -143,7 +143,7 @@ static void list_events(void)
   printf("List of pre-defined events (to be used in -e):\n\n");
   printf("  cycles OR cpu-cycles                               [Hardware event]\n");
   printf("  instructions                                       [Hardware event]\n");
-  printf("  cache-misses OR bcache-misses                      [Hardware event: B-cache misses]\n");
+  printf("  cache-misses OR bcache_misses                      [Hardware event: B-cache misses]\n");
   printf("  mbox-replays                                       [Hardware event: Mbox replay traps]\n");
   printf("  cpu/event=N/, rN (N = 1 cycles, 2 instructions, 3 B-cache misses, 4 Mbox replays)\n\n");
   size_t n;

@@ -231,7 +231,7 @@ static int parse_sim(const char *name, size_t len, struct perf_event_attr *a)
 }
 
 /* The event part of spec, s[0..len): a PMU event, a symbolic name, a raw
- * rNNN, or a PMU's event alias written bare (bcache-misses, mem-loads). */
+ * rNNN, or a PMU's event alias written bare (bcache_misses, mem-loads). */
 static int parse_name(const char *s, size_t len, struct perf_event_attr *a, struct perr *e)
 {
   const char *slash = memchr(s, '/', len);

@@ -23,7 +23,7 @@ mix=(
   "-e cpu/event=1,profileme=1,config1=4/ -c 1009|./forkwork 20000"
   "-a -e cycles:pp -c 4001|./forkwork 20000"
   "-e cycles:p|./spin2 100000"
-  "-C 1 -e instructions -e cycles -e bcache-misses -c 10007|./sys2 2000"
+  "-C 1 -e instructions -e cycles -e bcache_misses -c 10007|./sys2 2000"
 )
 
 # run_one NAME OPTIONS WORKLOAD...: one recording and its checks; prints

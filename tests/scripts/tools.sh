@@ -243,7 +243,7 @@ while IFS= read -r line; do
 done <"$out/sysfs.txt"
 check sysfs/format-event "config:0-7" "$(cat "$sysfs/cpu/format/event")"
 check sysfs/format-trap "config1:2" "$(cat "$sysfs/cpu/format/trap")"
-check sysfs/events-bcache "event=0x3" "$(cat "$sysfs/cpu/events/bcache-misses")"
+check sysfs/events-bcache "event=0x3" "$(cat "$sysfs/cpu/events/bcache_misses")"
 specs=()
 for e in "$sysfs"/cpu/events/*; do specs+=("cpu/$(basename "$e")/"); done
 specs+=(cpu/event=0x4/ cpu/event=1,profileme=1/ cpu/event=2,random=1/ cpu/event=1,profileme=1,sl1=3/

@@ -90,7 +90,7 @@ static void test_events(struct rig *r)
   const uint64_t PM = PM_CFG_PROFILEME;
   static const struct { const char *name; uint64_t config, config1; } evs[] = {
     { "cycles", EV67_EV_CYCLES, 0 }, { "instructions", EV67_EV_INSTRUCTIONS, 0 },
-    { "bcache-misses", EV67_EV_BCACHE, 0 }, { "mbox-replays", EV67_EV_MBOX, 0 },
+    { "bcache_misses", EV67_EV_BCACHE, 0 }, { "mbox-replays", EV67_EV_MBOX, 0 },
     { "mem-loads", EV67_EV_CYCLES | PM_CFG_PROFILEME, PM_FILT_RETIRED },
     { "mem-stores", EV67_EV_CYCLES | PM_CFG_PROFILEME, PM_FILT_RETIRED },
     { "mem-ldst", EV67_EV_CYCLES | PM_CFG_PROFILEME, PM_FILT_RETIRED },
@@ -132,7 +132,7 @@ static void test_events(struct rig *r)
     { "cpu/event=1,profileme=1,trap=1,config1=3/", PERF_TYPE_RAW, 1 | PM, 7, 0 },
     { "cpu/config=0x100,event=2/", PERF_TYPE_RAW, 2 | PM, 0, 0 },
     { "cpu/event=cycles,profileme=1/", PERF_TYPE_RAW, 1 | PM, 0, 0 },
-    { "cpu/bcache-misses/p", PERF_TYPE_RAW, 3, 0, 1 },
+    { "cpu/bcache_misses/p", PERF_TYPE_RAW, 3, 0, 1 },
     { "cpu/mem-loads/P", PERF_TYPE_RAW, 1 | PM, PM_FILT_RETIRED, 2 },
     { "cpu/event=1/:pp", PERF_TYPE_RAW, 1, 0, 2 },
   };
