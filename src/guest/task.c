@@ -900,6 +900,12 @@ static int next_cpu(struct os *m)
 {
   int best = -1;
   uint64_t best_t = 0;
+  /* A task whose affinity left its CPU comes off first, so that the CPU it
+   * may use can take it in this same pass (sched_setaffinity). */
+  for (int i = 0; i < m->ncpus; i++) {
+    struct task *t = m->cpus[i].task;
+    if (t && !(t->cpus_allowed >> i & 1)) cpu_release(m, i);
+  }
   for (int i = 0; i < m->ncpus; i++) {
     cpu_place(m, i);
     if (!m->cpus[i].task) continue;

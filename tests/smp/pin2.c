@@ -1,7 +1,8 @@
 /* sched_setaffinity honoured by the scheduler: two CPU-bound threads of N
  * iterations (argv[1]), both pinned to the CPU argv[2] names (or free with
  * "-"). Each prints the CPUs it ran on (sched_getcpu, sampled as it runs).
- * Then the calls' errors as Linux 6.1 gives them: a mask of no CPU the
+ * Then the main thread pins itself to CPU 0, 1, 0, 1 in turn and prints
+ * where it runs after each call. Then the calls' errors as Linux 6.1 gives them: a mask of no CPU the
  * machine has is EINVAL, an unknown pid ESRCH, a buffer shorter than
  * nr_cpu_ids bits or not whole longs EINVAL. */
 #define _GNU_SOURCE
@@ -40,6 +41,15 @@ int main(int argc, char **argv)
     for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, work, (void *)i);
     for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
     printf("cpus seen: %#x %#x\n", seen[0], seen[1]);
+    /* the running thread moves at once to the CPU it is pinned to */
+    printf("moves:");
+    for (int k = 0; k < 4; k++) {
+        cpu_set_t m;
+        CPU_ZERO(&m);
+        CPU_SET(k & 1, &m);
+        printf(" %d", sched_setaffinity(0, sizeof m, &m) ? -1 : sched_getcpu());
+    }
+    printf("\n");
     cpu_set_t s;
     CPU_ZERO(&s);
     printf("getaffinity: %d, %d CPUs\n", sched_getaffinity(0, sizeof s, &s), CPU_COUNT(&s));
