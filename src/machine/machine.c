@@ -349,7 +349,11 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
    * the pipeline drains and fetch restarts at the handler, so nothing is
    * fetched ahead across the boundary. */
   if (activity != KACT_PMU_OUTPUT) ev67_stall(c->core, 0);
-  if (activity == KACT_PAGE_FAULT) task_sw_event(m, c->id, PERF_COUNT_SW_PAGE_FAULTS, m->os->current, c->last_pc);
+  if (activity == KACT_PAGE_FAULT) {
+    /* do_page_fault, then mm_account_fault: a minor fault (no swap here) */
+    task_sw_event(m, c->id, PERF_COUNT_SW_PAGE_FAULTS, m->os->current, c->last_pc);
+    task_sw_event(m, c->id, PERF_COUNT_SW_PAGE_FAULTS_MIN, m->os->current, c->last_pc);
+  }
   struct uarch_insn ui = { .kernel = true, .asn = 0 };
   for (size_t i = 0; i < n; i++) {
     uint64_t start = legs[i].sym->addr, end = start + legs[i].sym->size, pc = start;

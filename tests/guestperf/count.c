@@ -119,11 +119,29 @@ int main(void)
   close(sfd);
   gp_attr(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
   sfd = (int)gp_open(&a, 0, -1, -1, 0);
+  /* every software event below PERF_COUNT_SW_MAX opens (perf_swevent_init):
+   * the minor faults are the faults, none is major; dummy, alignment and
+   * emulation faults (Alpha Linux raises neither) count nothing */
+  static const uint64_t others[] = { PERF_COUNT_SW_PAGE_FAULTS_MIN, PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+                                     PERF_COUNT_SW_DUMMY, PERF_COUNT_SW_ALIGNMENT_FAULTS,
+                                     PERF_COUNT_SW_EMULATION_FAULTS };
+  int ofd[5];
+  for (int i = 0; i < 5; i++) {
+    gp_attr(&a, PERF_TYPE_SOFTWARE, others[i]);
+    ofd[i] = (int)gp_open(&a, 0, -1, -1, 0);
+  }
   char *p = malloc(64 * 8192);
   for (int i = 0; i < 64; i++) p[i * 8192] = 1;
-  uint64_t faults = 0;
+  uint64_t faults = 0, ov[5] = { 0 };
   CHECK("count.page_faults", sfd >= 0 && read(sfd, &faults, 8) == 8 && faults >= 60,
         "page-faults %llu after touching 64 new pages", (unsigned long long)faults);
+  int opened = 0;
+  for (int i = 0; i < 5; i++) opened += ofd[i] >= 0 && read(ofd[i], &ov[i], 8) == 8;
+  CHECK("count.sw_events", opened == 5 && ov[0] == faults && ov[1] == 0 && ov[2] == 0 && ov[3] == 0 && ov[4] == 0,
+        "%d of 5 opened; minor %llu (faults %llu), major %llu, dummy %llu, alignment %llu, emulation %llu",
+        opened, (unsigned long long)ov[0], (unsigned long long)faults, (unsigned long long)ov[1],
+        (unsigned long long)ov[2], (unsigned long long)ov[3], (unsigned long long)ov[4]);
+  for (int i = 0; i < 5; i++) if (ofd[i] >= 0) close(ofd[i]);
   free(p);
   close(sfd);
   close(fd);
