@@ -99,6 +99,9 @@ static int alpha_event_init(struct perf_event *e)
   if (e->attr.precise_ip) config |= PM_CFG_PROFILEME;
   if (e->attr.config1 & ~(PM_FILT_RETIRED | PM_FILT_MISPREDICT | PM_FILT_TRAP)) return -EINVAL;
   if (!(config & PM_CFG_PROFILEME) && e->attr.config1) return -EINVAL;
+  /* ldlat (config2, perf mem's cpu/mem-loads,ldlat=N/P): ProfileMe only */
+  if (e->attr.config2 & ~PM_LDLAT_MASK) return -EINVAL;
+  if (!(config & PM_CFG_PROFILEME) && e->attr.config2) return -EINVAL;
   /* The counters cannot tell the modes apart: Linux 6.1's driver declares
    * PERF_PMU_CAP_NO_EXCLUDE and the core answers EINVAL to any exclude flag
    * (perf_try_init_event). Only ProfileMe events drop samples by the mode of
@@ -353,6 +356,14 @@ static void pm_sample(struct alpha_pmu *p, struct perf_event *e, uint32_t pid, u
              ((f & PM_FILT_MISPREDICT) && (st & (PM_ST_MISPREDICT | PM_ST_JMP_MISPRED))) ||
              ((f & PM_FILT_TRAP) && (st & PM_ST_TRAP))))
     keep = false;
+  /* ldlat: loads only, whose window lasted at least that many of what PCTR1
+   * counts (cycles for mem-loads: the instruction's fetch-to-retire
+   * latency, the closest ProfileMe has to PEBS's load latency) */
+  uint64_t ldlat = e->attr.config2 & PM_LDLAT_MASK;
+  if (ldlat) {
+    union perf_mem_data_src ds = { .val = data_src_of(d, st) };
+    if (data_src_of(d, st) == PERF_MEM_NA || ds.mem_op != PERF_MEM_OP_LOAD || c1 < ldlat) keep = false;
+  }
   (void)kernel;
   uint64_t period = e->hw.last_period ? e->hw.last_period : 1;
   e->count += period;

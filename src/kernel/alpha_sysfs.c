@@ -28,6 +28,7 @@ static const struct pmu_sysfs_attr cpu_format[] = {
   { "retired", "config1:0\n" },       /* keep samples of retired instructions */
   { "mispredict", "config1:1\n" },    /* keep samples of mispredicted branches */
   { "trap", "config1:2\n" },          /* keep samples of trapping instructions */
+  { "ldlat", "config2:0-15\n" },      /* keep loads of at least this latency (perf mem) */
 };
 
 /* PMU_EVENT_ATTR_STRING contents: terms of the format above. The names are

@@ -50,5 +50,7 @@ struct pm_raw_v1 {
 #define PM_FILT_RETIRED    (1ull << 0)
 #define PM_FILT_MISPREDICT (1ull << 1)
 #define PM_FILT_TRAP       (1ull << 2)
+/* config2: perf mem's load latency threshold (the sysfs format term ldlat) */
+#define PM_LDLAT_MASK      0xffffull
 
 #endif
