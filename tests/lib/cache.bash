@@ -42,6 +42,38 @@ deb_src_version() {
   printf '%s' "$best"
 }
 
+# deb_versions_newest_first: reads Debian versions, one a line, and prints
+# them once each, newest first (dpkg's order).
+deb_versions_newest_first() {
+  local v sorted=() i j
+  while read -r v; do
+    [ -n "$v" ] || continue
+    for i in "${sorted[@]}"; do [ "$i" = "$v" ] && continue 2; done
+    sorted+=("$v")
+    # insertion: move the new one left past every older one
+    for ((j = ${#sorted[@]} - 1; j > 0; j--)); do
+      dpkg --compare-versions "${sorted[j]}" gt "${sorted[j - 1]}" || break
+      i=${sorted[j]}; sorted[j]=${sorted[j - 1]}; sorted[j - 1]=$i
+    done
+  done
+  [ "${#sorted[@]}" -eq 0 ] || printf '%s\n' "${sorted[@]}"
+}
+
+# deb_src_versions PKG: every version of the source package PKG that the apt
+# sources (deb-src) list, newest first, one a line (the mirrors do not
+# always serve the newest: a security update's source can be gone while its
+# index entry stays). Prints nothing when none lists it.
+deb_src_versions() {
+  apt-cache showsrc --only-source "$1" 2>/dev/null | sed -n 's/^Version: //p' | deb_versions_newest_first
+}
+
+# deb_bin_versions PKG: every version of the binary package PKG that apt
+# lists (`apt-cache madison`), newest first, one a line, or nothing.
+deb_bin_versions() {
+  apt-cache madison "$1" 2>/dev/null |
+    awk -F'|' '$3 ~ /Packages *$/ { gsub(/ /, "", $2); print $2 }' | deb_versions_newest_first
+}
+
 # deb_version PKG: prints the candidate version of the binary package PKG
 # (what `apt-get download PKG` fetches), or nothing.
 deb_version() {
