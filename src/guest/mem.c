@@ -227,7 +227,8 @@ int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
   if (len / GUEST_PAGE_SIZE > GUEST_MAX_PAGES - (mm->pages_mapped < GUEST_MAX_PAGES ? mm->pages_mapped : GUEST_MAX_PAGES))
     return PM_ENOMEM;
   if ((prot & GUEST_PROT_WRITE) && len > mm->ram_bytes) return PM_ENOMEM;
-  if (len && mm_vma_set(mm, addr, len, &(struct guest_vma){ .prot = (uint8_t)(prot & 7) })) return PM_ENOMEM;
+  const struct guest_vma v = { .prot = (uint8_t)(prot & 7), .flags = prot & GUEST_PROT_WRITE ? VMA_ACCOUNT : 0 };
+  if (len && mm_vma_set(mm, addr, len, &v)) return PM_ENOMEM;
   for (uint64_t a = addr; a < addr + len; a += GUEST_PAGE_SIZE) {
     struct guest_page *p = slot(mm, a, true);
     if (!p) return PM_ENOMEM;
@@ -347,6 +348,7 @@ uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot)
     if (!(p->host = frame_new(mm))) return NULL;
     mm->pages_touched++;
     rss_add(mm);
+    vma_touch(mm, addr);
   }
   uint64_t page = addr & ~GUEST_PAGE_MASK;
   unsigned i = mm_tlb_index(addr);

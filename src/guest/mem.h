@@ -74,6 +74,9 @@ struct physmem;
 #define VMA_SHARED    1u   /* MAP_SHARED (VM_MAYSHARE): 's' in maps */
 #define VMA_GROWSDOWN 2u   /* the process's initial stack (VM_GROWSDOWN | VM_STACK) */
 #define VMA_SPECIAL   4u   /* a kernel object's pages (VM_DONTEXPAND | VM_DONTCOPY): never merged, not inherited */
+#define VMA_ACCOUNT   8u   /* charged as private writable memory (VM_ACCOUNT): set by a writable private
+                              mapping or mprotect making one writable, kept when it becomes read-only */
+#define VMA_NORESERVE 16u  /* MAP_NORESERVE (VM_NORESERVE): never charged */
 struct guest_vma {
   uint64_t start, end;       /* page aligned; end exclusive */
   uint64_t pgoff;            /* file offset of start in bytes (anonymous: 0) */
@@ -81,6 +84,8 @@ struct guest_vma {
   char *path;                /* the name maps prints after the inode (a file's path), or NULL */
   uint8_t prot;              /* GUEST_PROT_* */
   uint8_t flags;             /* VMA_* */
+  uint32_t anon;             /* its anon_vma: 0 until an anonymous page of it is first touched,
+                              then an id its parts share (two different ones never merge) */
 };
 
 struct guest_mm {
@@ -111,6 +116,7 @@ struct guest_mm {
   uint64_t arg_start, arg_end, env_start, env_end;
   uint64_t rss_pages;          /* pages with a frame or a file's host page (resident) */
   uint64_t hiwater_vm, hiwater_rss;   /* their peaks, and the list's (pages) */
+  uint32_t anon_next;         /* the last anon_vma id given */
 };
 
 /* Returns a new empty address space with one reference whose pages take
@@ -151,7 +157,8 @@ uint64_t mm_find_free(struct guest_mm *mm, uint64_t from, uint64_t limit, uint64
 
 /* ---- the mapping list (guest/vma.c) ----
  * mm_map, mm_unmap, mm_protect and mm_share keep it as they change pages
- * (a new mapping is anonymous and private); what a mapping is beyond that
+ * (a new mapping is anonymous and private, VMA_ACCOUNT when writable, as
+ * mmap_region's accountable_mapping); what a mapping is beyond that
  * (its file, a shared or special mapping) is set on it afterwards with
  * mm_vma_set. */
 /* Makes [start, start+len) (page aligned, len > 0) one mapping with the
@@ -172,6 +179,9 @@ int vma_remove(struct guest_mm *mm, uint64_t start, uint64_t end);
 int vma_protect(struct guest_mm *mm, uint64_t start, uint64_t end, int prot);
 int vma_share(struct guest_mm *mm, uint64_t start, uint64_t end);
 int vma_copy(struct guest_mm *dst, const struct guest_mm *src);
+/* A page of addr's mapping was touched for the first time: an anonymous
+ * mapping gets its anon_vma (anon_vma_prepare on the first fault). */
+void vma_touch(struct guest_mm *mm, uint64_t addr);
 void vma_free(struct guest_mm *mm);
 
 /* Returns the page descriptor for addr, or NULL if unmapped. */

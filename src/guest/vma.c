@@ -6,11 +6,12 @@
  * a file mapping's second half starts at the later offset); afterwards each
  * changed entry merges with a neighbour that ends or starts where it does
  * when both have the same prot and flags and are both anonymous, or map the
- * same file at contiguous offsets (vma_merge, is_mergeable_vma). Two things
- * Linux also compares are not modelled: the struct file (two opens of one
- * file count as the same file here) and the anon_vma (anonymous mappings
- * that were both faulted in before they became adjacent merge here, where
- * Linux keeps them apart). */
+ * same file at contiguous offsets, and have compatible anon_vmas: not two
+ * different ones (vma_merge, is_mergeable_vma, is_mergeable_anon_vma). An
+ * anonymous mapping gets its anon_vma when a page of it is first touched; a
+ * private file mapping's copied-on-write pages, which would give it one in
+ * Linux, are not told apart here. Linux also compares the struct file: two
+ * opens of one file count as the same file here. */
 #include "guest/mem.h"
 #include "util/err.h"
 #include <stdlib.h>
@@ -82,7 +83,8 @@ static bool mergeable(const struct guest_vma *a, const struct guest_vma *b)
 {
   return a->end == b->start && a->prot == b->prot && a->flags == b->flags &&
          !(a->flags & VMA_SPECIAL) && same_file(a, b) &&
-         (!a->path || a->pgoff + (a->end - a->start) == b->pgoff);
+         (!a->path || a->pgoff + (a->end - a->start) == b->pgoff) &&
+         (!a->anon || !b->anon || a->anon == b->anon);
 }
 
 /* Merges the entries from lo - 1 to hi + 1 (indices before the merges)
@@ -93,6 +95,7 @@ static void merge_range(struct guest_mm *mm, size_t lo, size_t hi)
   while (j + 1 < mm->nvma && j <= hi) {
     if (mergeable(&mm->vma[j], &mm->vma[j + 1])) {
       mm->vma[j].end = mm->vma[j + 1].end;
+      if (!mm->vma[j].anon) mm->vma[j].anon = mm->vma[j + 1].anon;
       remove_at(mm, j + 1, 1);
       if (hi) hi--;
     } else {
@@ -163,8 +166,13 @@ static int change(struct guest_mm *mm, uint64_t start, uint64_t end, bool set_pr
   if (end <= start) return 0;
   if (isolate(mm, start, end, &i0, &i1)) return PM_ENOMEM;
   for (size_t k = i0; k < i1; k++) {
-    if (set_prot) mm->vma[k].prot = (uint8_t)(prot & 7);
-    mm->vma[k].flags |= (uint8_t)flags;
+    struct guest_vma *v = &mm->vma[k];
+    /* mprotect_fixup: a private mapping made writable is charged. */
+    if (set_prot && (prot & GUEST_PROT_WRITE) && !(v->flags & (VMA_ACCOUNT | VMA_SHARED | VMA_NORESERVE)))
+      v->flags |= VMA_ACCOUNT;
+    if (set_prot) v->prot = (uint8_t)(prot & 7);
+    v->flags |= (uint8_t)flags;
+    if (flags & VMA_SHARED) v->flags &= (uint8_t)~VMA_ACCOUNT;   /* shared memory is not charged */
   }
   if (i1 > i0) merge_range(mm, i0, i1 - 1);
   return 0;
@@ -200,6 +208,7 @@ int vma_copy(struct guest_mm *dst, const struct guest_mm *src)
   dst->env_start = src->env_start;
   dst->env_end = src->env_end;
   dst->hiwater_vm = total_pages(dst);   /* dup_mmap: the child starts its own peaks */
+  dst->anon_next = src->anon_next;
   return 0;
 }
 
@@ -209,6 +218,13 @@ void vma_free(struct guest_mm *mm)
   free(mm->vma);
   mm->vma = NULL;
   mm->nvma = mm->vma_cap = 0;
+}
+
+void vma_touch(struct guest_mm *mm, uint64_t addr)
+{
+  size_t i = first_after(mm, addr);
+  if (i < mm->nvma && mm->vma[i].start <= addr && !mm->vma[i].path && !mm->vma[i].anon)
+    mm->vma[i].anon = ++mm->anon_next;
 }
 
 const struct guest_vma *mm_vma_find(const struct guest_mm *mm, uint64_t addr)

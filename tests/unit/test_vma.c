@@ -48,7 +48,8 @@ static void test_anonymous(struct guest_mm *mm)
   LIST(mm, "2-12 rw-p 0 ;", "an adjacent anonymous mapping of equal prot merges (after)");
   mm_map(mm, base, 2 * P, RW);
   LIST(mm, "0-12 rw-p 0 ;", "and before");
-  mm_map(mm, base + 12 * P, 2 * P, R);
+  mm_map(mm, base + 12 * P, 2 * P, RW);
+  mm_protect(mm, base + 12 * P, 2 * P, R);
   LIST(mm, "0-12 rw-p 0 ;12-14 r--p 0 ;", "a different prot does not merge");
   mm_unmap(mm, base + 4 * P, 2 * P);
   LIST(mm, "0-4 rw-p 0 ;6-12 rw-p 0 ;12-14 r--p 0 ;", "unmapping the middle splits");
@@ -141,6 +142,39 @@ static void test_shared(struct guest_mm *mm)
   LIST(mm, "", "all gone");
 }
 
+/* What Linux also compares: VM_ACCOUNT (a private mapping once writable
+ * stays charged) and the anon_vma (two mappings both faulted in before they
+ * met are two objects). */
+static void test_flags(struct guest_mm *mm)
+{
+  mm_map(mm, base, 4 * P, R);
+  mm_map(mm, base + 4 * P, 4 * P, R);
+  LIST(mm, "0-8 r--p 0 ;", "two read-only mappings merge");
+  mm_protect(mm, base + 2 * P, 2 * P, RW);
+  mm_protect(mm, base + 2 * P, 2 * P, R);
+  LIST(mm, "0-2 r--p 0 ;2-4 r--p 0 ;4-8 r--p 0 ;",
+       "made writable and read-only again, a part stays charged (VM_ACCOUNT) and apart");
+  CHECK(mm->vma[1].flags & VMA_ACCOUNT, "the charged part is VMA_ACCOUNT");
+  mm_unmap(mm, base, 8 * P);
+
+  uint8_t b = 1;
+  mm_map(mm, base, 4 * P, RW);
+  mm_write(mm, base, &b, 1, true);
+  mm_map(mm, base + 8 * P, 4 * P, RW);
+  mm_write(mm, base + 8 * P, &b, 1, true);
+  CHECK(mm->vma[0].anon && mm->vma[1].anon && mm->vma[0].anon != mm->vma[1].anon,
+        "each mapping touched gets an anon_vma of its own");
+  mm_map(mm, base + 4 * P, 4 * P, RW);
+  LIST(mm, "0-8 rw-p 0 ;8-12 rw-p 0 ;",
+       "a new mapping between two faulted ones merges with one only (is_mergeable_anon_vma)");
+  mm_map(mm, base + 12 * P, 4 * P, RW);
+  LIST(mm, "0-8 rw-p 0 ;8-16 rw-p 0 ;", "an untouched one merges with a touched one");
+  mm_protect(mm, base + 9 * P, P, R);
+  mm_protect(mm, base + 9 * P, P, RW);
+  LIST(mm, "0-8 rw-p 0 ;8-16 rw-p 0 ;", "the parts of one object merge back");
+  mm_unmap(mm, base, 16 * P);
+}
+
 /* The peaks (VmPeak, VmHWM), resident pages, and the stack's shown start. */
 static void test_counts(struct guest_mm *mm)
 {
@@ -184,6 +218,7 @@ int main(void)
   test_anonymous(mm);
   test_files(mm);
   test_shared(mm);
+  test_flags(mm);
   test_counts(mm);
   mm_put(mm);
   phys_destroy(ram);
