@@ -5,6 +5,7 @@
  * Alpha's layouts (stat64, the old OSF stat, statfs, linux_dirent) are
  * written field by field; statx is the same on both. */
 #include "guest/syscall.h"
+#include "guest/procfs.h"
 #include "guest/synthfs.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -80,10 +81,27 @@ static int synth_denied(struct os *m, int d, const char *p)
   return geteuid() == 0 ? -EPERM : -EACCES;
 }
 
+/* A call that makes an entry found none there (-ENOENT): in a directory of
+ * the synthesized tree that is the refusal of synth_denied, or with
+ * exclusive EACCES (lookup_open: procfs's directories have no create). */
+static int create_denied(struct os *m, struct task *t, int64_t dirfd, uint64_t path, int e, bool eacces)
+{
+  char raw[PATH_MAX], p[PATH_MAX];
+  if (e != -ENOENT || !m->synth || mm_read_str(t->mm, path, raw, sizeof raw) < 0) return e;
+  char *slash = strrchr(raw, '/');
+  if (slash == raw) raw[1] = 0;
+  else if (slash) *slash = 0;
+  else snprintf(raw, sizeof raw, ".");
+  int d;
+  if (sys_resolve(m, t, dirfd, raw, true, &d, p) || !in_synth(m, d, p)) return e;
+  return eacces || geteuid() ? -EACCES : -EPERM;
+}
+
 static int64_t do_openat(struct os *m, struct task *t, int64_t dirfd, uint64_t path, uint64_t flags, uint64_t mode)
 {
   char p[PATH_MAX];
   int d, e = sys_at_path_flags(m, t, dirfd, path, !(flags & 0200000) /* O_NOFOLLOW */, &d, p);
+  if (e && (flags & 01000 /* O_CREAT */)) e = create_denied(m, t, dirfd, path, e, true);
   if (e) return e;
   int hf = sys_oflags_to_host(flags);
   if (((hf & O_ACCMODE) != O_RDONLY || (hf & (O_CREAT | O_TRUNC))) && in_synth(m, d, p))
@@ -249,9 +267,16 @@ int64_t sys_fstatfs64(ARGS)
     return e ? e : ((call) ? -errno : 0); }
 
 AT1(do_access, faccessat(d, p, (int)x, 0))
-AT1(do_mkdir, (errno = -synth_denied(m, d, p)) || mkdirat(d, p, (mode_t)(x & 07777 & ~t->proc->umask)))
 AT1(do_chmod, (errno = in_synth(m, d, p) ? EPERM : 0) || fchmodat(d, p, (mode_t)(x & 07777), 0))
 
+static int64_t do_mkdir(struct os *m, struct task *t, int64_t dfd, uint64_t path, uint64_t mode)
+{
+  char p[PATH_MAX];
+  int d, e = sys_at_path(m, t, dfd, path, &d, p);
+  if (e) return create_denied(m, t, dfd, path, e, false);
+  if ((e = synth_denied(m, d, p))) return e;
+  return mkdirat(d, p, (mode_t)(mode & 07777 & ~t->proc->umask)) ? -errno : 0;
+}
 int64_t sys_access(ARGS) { return do_access(m, t, -100, a[0], a[1]); }
 int64_t sys_faccessat(ARGS) { return do_access(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
 int64_t sys_mkdir(ARGS) { return do_mkdir(m, t, -100, a[0], a[1]); }
@@ -274,7 +299,7 @@ static int64_t do_rename(struct os *m, struct task *t, int64_t od, uint64_t op, 
 {
   char p1[PATH_MAX], p2[PATH_MAX];
   int d1, d2, e = sys_at_path_flags(m, t, od, op, false, &d1, p1);
-  if (e || (e = sys_at_path_flags(m, t, nd, np, false, &d2, p2))) return e;
+  if (e || (e = sys_at_path_flags(m, t, nd, np, false, &d2, p2))) return e ? create_denied(m, t, nd, np, e, false) : e;
   if ((e = synth_denied(m, d1, p1)) || (e = synth_denied(m, d2, p2))) return e;
   return renameat2(d1, p1, d2, p2, flags) ? -errno : 0;
 }
@@ -288,7 +313,8 @@ static int64_t do_link(struct os *m, struct task *t, int64_t od, uint64_t op, in
   int d1, d2, e;
   if (sym) {
     if (mm_read_str(t->mm, op, p1, sizeof p1) < 0) return -EFAULT;
-    if ((e = sys_at_path_flags(m, t, nd, np, false, &d2, p2)) || (e = synth_denied(m, d2, p2))) return e;
+    if ((e = sys_at_path_flags(m, t, nd, np, false, &d2, p2))) return create_denied(m, t, nd, np, e, false);
+    if ((e = synth_denied(m, d2, p2))) return e;
     return symlinkat(p1, d2, p2) ? -errno : 0;
   }
   if ((e = sys_at_path_flags(m, t, od, op, false, &d1, p1)) ||
@@ -320,7 +346,8 @@ static int64_t do_mknodat(struct os *m, struct task *t, int64_t dfd, uint64_t pa
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, dfd, path, &d, p);
-  if (e || (e = synth_denied(m, d, p))) return e;
+  if (e) return create_denied(m, t, dfd, path, e, false);
+  if ((e = synth_denied(m, d, p))) return e;
   mode_t perm = (mode_t)(mode & 07777 & ~t->proc->umask);
   switch (mode & S_IFMT) {
   case 0: case S_IFREG: {
@@ -379,11 +406,21 @@ int64_t sys_fchdir(ARGS)
   return 0;
 }
 
+/* A /proc directory is read as it is now (proc_readdir lists live
+ * entries): from its start, its entries are made again. */
+static void refresh_dir(struct os *m, struct task *t, int h)
+{
+  char p[PATH_MAX], buf[PATH_MAX];
+  const char *g = m->synth && sys_fd_path(h, p) > 0 ? synthfs_guest_path(m->synth, p) : NULL;
+  if (g && !strncmp(g, "/proc", 5) && lseek(h, 0, SEEK_CUR) == 0) (void)procfs_lookup(m, t, g, true, buf);
+}
+
 int64_t sys_getdents64(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
+  refresh_dir(m, t, h);
   size_t n = a[2] > SYS_IOBUF ? SYS_IOBUF : (size_t)a[2];
   uint8_t *b = malloc(n ? n : 1);
   if (!b) return -ENOMEM;
@@ -403,6 +440,7 @@ int64_t sys_getdents(ARGS)
   UNUSED;
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
+  refresh_dir(m, t, h);
   size_t n = a[2] > SYS_IOBUF ? SYS_IOBUF : (size_t)a[2];
   uint8_t *in = malloc(n ? n : 1), *out = calloc(1, n ? n : 1);
   long r = in && out ? syscall(SYS_getdents64, h, in, n) : (errno = ENOMEM, -1);

@@ -186,7 +186,12 @@ int sys_at_path_flags(struct os *m, struct task *t, int64_t dirfd, uint64_t path
 {
   char tmp[PATH_MAX];
   int e = read_path(t, path, tmp);
-  if (e) return e;
+  return e ? e : sys_resolve(m, t, dirfd, tmp, follow, d, p);
+}
+
+int sys_resolve(struct os *m, struct task *t, int64_t dirfd, const char *tmp, bool follow, int *d, char *p)
+{
+  int e;
   *d = sys_dirfd(t, dirfd);
   if (tmp[0] != '/' && tmp[0] && *d >= 0 && m->synth) {
     /* Relative to a directory of the synthesized tree: resolved as the

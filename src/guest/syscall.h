@@ -112,6 +112,8 @@ int sys_at_path(struct os *m, struct task *t, int64_t dirfd, uint64_t path, int 
  * (readlink, lstat, AT_SYMLINK_NOFOLLOW, O_NOFOLLOW, unlink): follow false
  * keeps /proc's links (self, exe, cwd, fd/N...) links. */
 int sys_at_path_flags(struct os *m, struct task *t, int64_t dirfd, uint64_t path, bool follow, int *d, char *p);
+/* sys_at_path_flags of a path already copied in. */
+int sys_resolve(struct os *m, struct task *t, int64_t dirfd, const char *path, bool follow, int *d, char *p);
 /* The address for mmap(addr, len page-rounded, flags) as do_mmap chooses it
  * (sys_mm.c), or a negative errno. */
 int64_t sys_mmap_addr(struct guest_mm *mm, uint64_t addr, uint64_t len, uint64_t flags);
