@@ -85,6 +85,7 @@ struct cpu {
   uint64_t idle_ns;            /* time this CPU spent idle while others ran */
   uint64_t icount;             /* instructions retired */
   uint64_t unaligned_fixups;
+  uint64_t unaligned_last_pc, unaligned_last_va;   /* the last fix-up's (traps.c unaligned[1]) */
   struct pc_counts unaligned;  /* per PC, for the trap model */
   struct axp_trap trap;        /* valid after AXP_STOP_TRAP */
   uint64_t (*rpcc)(void *ctx); /* cycle counter source for rpcc, and its ctx */

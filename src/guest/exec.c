@@ -186,6 +186,8 @@ static int unaligned(struct cpu *cpu, struct axp_ctx *c, uint64_t a, uint64_t pc
   }
   if (c->uac & AXP_UAC_NOFIX) return 1;
   cpu->unaligned_fixups++;
+  cpu->unaligned_last_pc = pc;
+  cpu->unaligned_last_va = a;
   pc_counts_add(&cpu->unaligned, pc);
   return 0;
 }

@@ -66,6 +66,12 @@ static int map_range(struct guest_mm *mm, uint64_t lo, uint64_t hi, int prot)
 int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
              struct elf_image *img)
 {
+  return elf_load_file(mm, buf, len, is_interp, NULL, img);
+}
+
+int elf_load_file(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
+                  const struct guest_vma *file, struct elf_image *img)
+{
   int err = elf_check(buf, len);
   if (err) return err;
   Elf64_Ehdr ehdr;
@@ -106,12 +112,39 @@ int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
   } else if (mm_find_free(mm, lo, hi, hi - lo) != lo) {
     return PM_ENOSPC;   /* overlaps something already mapped */
   }
+  uint64_t start_code = UINT64_MAX, end_code = 0, start_data = 0, end_data = 0;
   for (int i = 0; i < eh->e_phnum; i++) {
     if (ph[i].p_type != PT_LOAD || ph[i].p_memsz == 0) continue;
     uint64_t va = ph[i].p_vaddr + bias;
     uint64_t plo = va & ~GUEST_PAGE_MASK;
     uint64_t phi = (va + ph[i].p_memsz + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
-    if ((err = map_range(mm, plo, phi, prot_of(ph[i].p_flags)))) return err;
+    int prot = prot_of(ph[i].p_flags);
+    if ((err = map_range(mm, plo, phi, prot))) return err;
+    /* The mappings elf_load makes (fs/binfmt_elf.c): the file part from the
+     * segment's page at its page offset (replacing what an earlier segment
+     * had in a shared page, as MAP_FIXED does), then the bss pages past it,
+     * anonymous and writable. */
+    uint64_t file_end = ph[i].p_filesz ? (va + ph[i].p_filesz + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK : plo;
+    if (file_end > plo) {
+      struct guest_vma v = file ? *file : (struct guest_vma){ 0 };
+      v.prot = (uint8_t)prot;
+      v.flags = prot & GUEST_PROT_WRITE ? VMA_ACCOUNT : 0;   /* elf_map: MAP_PRIVATE */
+      v.pgoff = ph[i].p_offset - (ph[i].p_vaddr & GUEST_PAGE_MASK);
+      if ((err = mm_vma_set(mm, plo, file_end - plo, &v))) return err;
+    }
+    if (phi > file_end) {
+      int bss = GUEST_PROT_READ | GUEST_PROT_WRITE | (prot & GUEST_PROT_EXEC);
+      if ((err = mm_protect(mm, file_end, phi - file_end, bss)) ||
+          (err = mm_vma_set(mm, file_end, phi - file_end,
+                            &(struct guest_vma){ .prot = (uint8_t)bss, .flags = VMA_ACCOUNT })))
+        return err;
+    }
+    uint64_t k = ph[i].p_vaddr + bias;
+    if ((ph[i].p_flags & PF_X) && k < start_code) start_code = k;
+    if (start_data < k) start_data = k;
+    k += ph[i].p_filesz;
+    if ((ph[i].p_flags & PF_X) && end_code < k) end_code = k;
+    if (end_data < k) end_data = k;
     if ((err = mm_write(mm, va, buf + ph[i].p_offset, ph[i].p_filesz, false))) return err;
     /* Zero the bss part of the last page holding file data; the pages after
      * it are fresh zero pages already. */
@@ -132,6 +165,10 @@ int elf_load(struct guest_mm *mm, const uint8_t *buf, size_t len, int is_interp,
   }
   for (int i = 0; i < eh->e_phnum; i++)
     if (ph[i].p_type == PT_PHDR) img->phdr = ph[i].p_vaddr + bias;
+  img->start_code = start_code == UINT64_MAX ? 0 : start_code;
+  img->end_code = end_code;
+  img->start_data = start_data;
+  img->end_data = end_data;
   img->entry = eh->e_entry + bias;
   img->phnum = eh->e_phnum;
   img->base = bias;
@@ -157,8 +194,11 @@ static uint64_t push_str(struct sp_writer *w, const char *s)
 uint64_t elf_setup_stack(struct guest_mm *mm, const struct stack_args *sa)
 {
   uint64_t top = GUEST_STACK_TOP;
-  if (mm_map(mm, top - GUEST_STACK_SIZE, GUEST_STACK_SIZE,
-             GUEST_PROT_READ | GUEST_PROT_WRITE))
+  const uint64_t bottom = top - GUEST_STACK_SIZE;
+  if (mm_map(mm, bottom, GUEST_STACK_SIZE, GUEST_PROT_READ | GUEST_PROT_WRITE) ||
+      mm_vma_set(mm, bottom, GUEST_STACK_SIZE,
+                 &(struct guest_vma){ .prot = GUEST_PROT_READ | GUEST_PROT_WRITE,
+                                      .flags = VMA_GROWSDOWN | VMA_ACCOUNT }))   /* VM_STACK_FLAGS */
     return 0;
   struct sp_writer w = { mm, top, 0 };
   uint64_t zero = 0;
@@ -167,6 +207,16 @@ uint64_t elf_setup_stack(struct guest_mm *mm, const struct stack_args *sa)
   uint64_t envs[sa->envc + 1], args[sa->argc + 1];
   for (int i = sa->envc - 1; i >= 0; i--) envs[i] = push_str(&w, sa->envp[i]);
   for (int i = sa->argc - 1; i >= 0; i--) args[i] = push_str(&w, sa->argv[i]);
+  /* create_elf_tables: arg_start is the lowest string, the arguments end
+   * where the environment starts, which ends before the file name. */
+  uint64_t p = w.sp;
+  mm->arg_start = p;
+  for (int i = 0; i < sa->argc; i++) p += strlen(sa->argv[i]) + 1;
+  mm->arg_end = mm->env_start = p;
+  for (int i = 0; i < sa->envc; i++) p += strlen(sa->envp[i]) + 1;
+  mm->env_end = p;
+  mm->stack_vm_start = (mm->arg_start & ~GUEST_PAGE_MASK) - (128u << 10);
+  if (mm->stack_vm_start < bottom) mm->stack_vm_start = bottom;
   uint64_t platform = push_str(&w, "ev67");
   w.sp &= ~15ull;
   uint64_t random = push_bytes(&w, sa->random16, 16);
@@ -189,5 +239,6 @@ uint64_t elf_setup_stack(struct guest_mm *mm, const struct stack_args *sa)
       mm_write(mm, envp, envs, ((size_t)sa->envc + 1) * 8, false) ||
       mm_write(mm, auxv, aux, sizeof aux, false) || w.err || sp < top - GUEST_STACK_SIZE / 2)
     return 0;
+  mm->start_stack = sp;
   return sp;
 }

@@ -127,9 +127,15 @@ static void host_free(struct guest_mm *mm, struct guest_page *p)
   }
 }
 
+static void rss_add(struct guest_mm *mm)
+{
+  if (++mm->rss_pages > mm->hiwater_rss) mm->hiwater_rss = mm->rss_pages;
+}
+
 static void page_release(struct guest_mm *mm, struct guest_page *p)
 {
   if (p->code && mm->code_free) mm->code_free(p->code);
+  if (p->host) mm->rss_pages--;
   host_free(mm, p);
   p->shared = 0;
   p->host = NULL;
@@ -153,6 +159,7 @@ void mm_put(struct guest_mm *mm)
     free(mm->dir[i]);
   }
   free(mm->dir);
+  vma_free(mm);
   free(mm);
 }
 
@@ -167,6 +174,7 @@ struct guest_mm *mm_fork(const struct guest_mm *src)
   mm->mmap_base = src->mmap_base;
   mm->code_free = src->code_free;
   mm->code_reset = src->code_reset;
+  if (vma_copy(mm, src)) goto fail;
   for (unsigned i = 0; i < L1_SIZE; i++) {
     if (!src->dir[i]) continue;
     for (unsigned j = 0; j < L2_SIZE; j++) {
@@ -184,17 +192,23 @@ struct guest_mm *mm_fork(const struct guest_mm *src)
           d->ext = l3[k].ext;
           d->ext->refs++;
           d->shared = 1;
+          if (d->host) rss_add(mm);
         } else if (l3[k].shared) {
           /* Both address spaces must see one frame: it is allocated now. */
           struct guest_page *s = (struct guest_page *)&l3[k];
-          if (!s->host && !(s->host = frame_new((struct guest_mm *)src))) goto fail;
+          if (!s->host) {
+            if (!(s->host = frame_new((struct guest_mm *)src))) goto fail;
+            rss_add((struct guest_mm *)src);
+          }
           phys_get(mm->phys, pfn_of(mm, s->host));
           d->host = s->host;
           d->shared = 1;
+          rss_add(mm);
         } else if (l3[k].host) {
           if (!(d->host = frame_alloc(mm))) goto fail;   /* the copy fills it: no zeroing first */
           memcpy(d->host, l3[k].host, GUEST_PAGE_SIZE);
           mm->pages_touched++;
+          rss_add(mm);
         }
       }
     }
@@ -213,6 +227,8 @@ int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
   if (len / GUEST_PAGE_SIZE > GUEST_MAX_PAGES - (mm->pages_mapped < GUEST_MAX_PAGES ? mm->pages_mapped : GUEST_MAX_PAGES))
     return PM_ENOMEM;
   if ((prot & GUEST_PROT_WRITE) && len > mm->ram_bytes) return PM_ENOMEM;
+  const struct guest_vma v = { .prot = (uint8_t)(prot & 7), .flags = prot & GUEST_PROT_WRITE ? VMA_ACCOUNT : 0 };
+  if (len && mm_vma_set(mm, addr, len, &v)) return PM_ENOMEM;
   for (uint64_t a = addr; a < addr + len; a += GUEST_PAGE_SIZE) {
     struct guest_page *p = slot(mm, a, true);
     if (!p) return PM_ENOMEM;
@@ -226,6 +242,8 @@ int mm_map(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 
 int mm_share(struct guest_mm *mm, uint64_t addr, uint64_t len)
 {
+  if (!mm_is_mapped(mm, addr, len)) return PM_EFAULT;
+  if (vma_share(mm, addr, addr + len)) return PM_ENOMEM;
   for (uint64_t a = addr; a < addr + len; a += GUEST_PAGE_SIZE) {
     /* The page's frame (when it has one yet) becomes the shared one. */
     struct guest_page *p = mm_page(mm, a);
@@ -242,6 +260,7 @@ int mm_back_ext(struct guest_mm *mm, uint64_t addr, uint64_t len, uint8_t *host,
   for (uint64_t o = 0; o < len; o += GUEST_PAGE_SIZE) {
     struct guest_page *p = mm_page(mm, addr + o);
     if (!p) return PM_EFAULT;
+    if (!p->host) rss_add(mm);
     host_free(mm, p);
     p->host = host + o;
     p->ext = ext;
@@ -255,6 +274,7 @@ int mm_back_ext(struct guest_mm *mm, uint64_t addr, uint64_t len, uint8_t *host,
 int mm_unmap(struct guest_mm *mm, uint64_t addr, uint64_t len)
 {
   if ((addr & GUEST_PAGE_MASK) || addr + len < addr) return PM_EINVAL;
+  if (vma_remove(mm, addr, addr + len)) return PM_ENOMEM;
   for (uint64_t a = addr; a < addr + len && a < GUEST_TASK_SIZE; a += GUEST_PAGE_SIZE) {
     struct guest_page *p = slot(mm, a, false);
     if (p) page_release(mm, p);
@@ -267,6 +287,7 @@ int mm_protect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
 {
   if (addr & GUEST_PAGE_MASK) return PM_EINVAL;
   if (!mm_is_mapped(mm, addr, len)) return PM_EFAULT;
+  if (vma_protect(mm, addr, addr + len, prot)) return PM_ENOMEM;
   for (uint64_t a = addr; a < addr + len; a += GUEST_PAGE_SIZE) {
     struct guest_page *p = slot(mm, a, false);
     p->prot = (uint8_t)(prot | 0x80);
@@ -274,6 +295,22 @@ int mm_protect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
   }
   mm->map_gen++;
   return 0;
+}
+
+uint64_t mm_resident(struct guest_mm *mm, uint64_t start, uint64_t end)
+{
+  uint64_t n = 0;
+  const uint64_t block = (uint64_t)L3_SIZE << GUEST_PAGE_SHIFT;
+  for (uint64_t a = start & ~GUEST_PAGE_MASK; a < end && a < GUEST_TASK_SIZE;) {
+    uint64_t vpn = a >> GUEST_PAGE_SHIFT;
+    struct guest_page **l2 = mm->dir[vpn >> (L2_BITS + L3_BITS)];
+    struct guest_page *l3 = l2 ? l2[(vpn >> L3_BITS) & (L2_SIZE - 1)] : NULL;
+    if (!l3) { a = (a | (block - 1)) + 1; continue; }   /* a whole unpopulated leaf table */
+    const struct guest_page *p = &l3[vpn & (L3_SIZE - 1)];
+    if (p->prot && p->host) n++;
+    a += GUEST_PAGE_SIZE;
+  }
+  return n;
 }
 
 bool mm_is_mapped(struct guest_mm *mm, uint64_t addr, uint64_t len)
@@ -310,6 +347,8 @@ uint8_t *mm_host(struct guest_mm *mm, uint64_t addr, int prot)
   if (!p->host) {
     if (!(p->host = frame_new(mm))) return NULL;
     mm->pages_touched++;
+    rss_add(mm);
+    vma_touch(mm, addr);
   }
   uint64_t page = addr & ~GUEST_PAGE_MASK;
   unsigned i = mm_tlb_index(addr);

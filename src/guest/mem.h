@@ -65,6 +65,29 @@ struct guest_ext {
 
 struct physmem;
 
+/* One mapping of the address space, as Linux's vm_area_struct shows it in
+ * /proc/PID/maps: the pages above say what may be accessed, this says what
+ * was mapped (and is all /proc reports). The list is sorted by address and
+ * never holds two entries that overlap, or two adjacent ones Linux would have
+ * merged (vma_merge: equal prot and flags, both anonymous or the same file at
+ * contiguous offsets). Nothing in the executor reads it. */
+#define VMA_SHARED    1u   /* MAP_SHARED (VM_MAYSHARE): 's' in maps */
+#define VMA_GROWSDOWN 2u   /* the process's initial stack (VM_GROWSDOWN | VM_STACK) */
+#define VMA_SPECIAL   4u   /* a kernel object's pages (VM_DONTEXPAND | VM_DONTCOPY): never merged, not inherited */
+#define VMA_ACCOUNT   8u   /* charged as private writable memory (VM_ACCOUNT): set by a writable private
+                              mapping or mprotect making one writable, kept when it becomes read-only */
+#define VMA_NORESERVE 16u  /* MAP_NORESERVE (VM_NORESERVE): never charged */
+struct guest_vma {
+  uint64_t start, end;       /* page aligned; end exclusive */
+  uint64_t pgoff;            /* file offset of start in bytes (anonymous: 0) */
+  uint64_t dev, ino;         /* the mapped file's host st_dev and st_ino (anonymous: 0) */
+  char *path;                /* the name maps prints after the inode (a file's path), or NULL */
+  uint8_t prot;              /* GUEST_PROT_* */
+  uint8_t flags;             /* VMA_* */
+  uint32_t anon;             /* its anon_vma: 0 until an anonymous page of it is first touched,
+                              then an id its parts share (two different ones never merge) */
+};
+
 struct guest_mm {
   struct guest_page ***dir;   /* [1024][1024][512] radix over the page number */
   struct physmem *phys;       /* where the pages' frames come from */
@@ -83,6 +106,17 @@ struct guest_mm {
   /* Called to reset (not free) a page's predecoded code when it is written. */
   void (*code_reset)(struct guest_code *);
   int refs;
+  /* The mappings (sorted; see struct guest_vma) and what exec recorded of
+   * the image, as Linux's mm_struct has them for /proc/PID/{maps,stat,status}. */
+  struct guest_vma *vma;
+  size_t nvma, vma_cap;
+  uint64_t start_code, end_code, start_data, end_data;
+  uint64_t start_stack;       /* the initial sp (argc's address) */
+  uint64_t stack_vm_start;    /* where Linux's stack VMA starts before it grows (setup_arg_pages) */
+  uint64_t arg_start, arg_end, env_start, env_end;
+  uint64_t rss_pages;          /* pages with a frame or a file's host page (resident) */
+  uint64_t hiwater_vm, hiwater_rss;   /* their peaks, and the list's (pages) */
+  uint32_t anon_next;         /* the last anon_vma id given */
 };
 
 /* Returns a new empty address space with one reference whose pages take
@@ -120,6 +154,35 @@ bool mm_is_mapped(struct guest_mm *mm, uint64_t addr, uint64_t len);
 /* Returns the lowest free page-aligned range of len bytes at or above from, that
  * ends at or below limit, or 0 if none. */
 uint64_t mm_find_free(struct guest_mm *mm, uint64_t from, uint64_t limit, uint64_t len);
+
+/* ---- the mapping list (guest/vma.c) ----
+ * mm_map, mm_unmap, mm_protect and mm_share keep it as they change pages
+ * (a new mapping is anonymous and private, VMA_ACCOUNT when writable, as
+ * mmap_region's accountable_mapping); what a mapping is beyond that
+ * (its file, a shared or special mapping) is set on it afterwards with
+ * mm_vma_set. */
+/* Makes [start, start+len) (page aligned, len > 0) one mapping with the
+ * attributes of *a (its start, end and path pointer are ignored; the path is
+ * copied, a->pgoff is the offset of start), replacing what was there, then
+ * merges it with its neighbours as Linux would. Returns 0 or PM_ENOMEM. */
+int mm_vma_set(struct guest_mm *mm, uint64_t start, uint64_t len, const struct guest_vma *a);
+/* The mapping containing addr, or NULL. Valid until the list changes. */
+const struct guest_vma *mm_vma_find(const struct guest_mm *mm, uint64_t addr);
+/* Where the mapping v starts as Linux shows it: a growsdown stack from the
+ * lowest page it has touched (expand_stack), at most its start before growing. */
+uint64_t mm_vma_shown_start(struct guest_mm *mm, const struct guest_vma *v);
+/* Pages of [start, end) that have a frame (resident). */
+uint64_t mm_resident(struct guest_mm *mm, uint64_t start, uint64_t end);
+/* Internal to mem.c: the list's side of unmap, protect and share (0 or PM_ENOMEM),
+ * its copy for fork and its release. */
+int vma_remove(struct guest_mm *mm, uint64_t start, uint64_t end);
+int vma_protect(struct guest_mm *mm, uint64_t start, uint64_t end, int prot);
+int vma_share(struct guest_mm *mm, uint64_t start, uint64_t end);
+int vma_copy(struct guest_mm *dst, const struct guest_mm *src);
+/* A page of addr's mapping was touched for the first time: an anonymous
+ * mapping gets its anon_vma (anon_vma_prepare on the first fault). */
+void vma_touch(struct guest_mm *mm, uint64_t addr);
+void vma_free(struct guest_mm *mm);
 
 /* Returns the page descriptor for addr, or NULL if unmapped. */
 struct guest_page *mm_page(struct guest_mm *mm, uint64_t addr);

@@ -103,6 +103,14 @@ struct task {
   int cpu;                   /* the CPU it runs or last ran on, -1 before it first runs */
   uint64_t cpus_allowed;     /* sched_setaffinity's mask: bit i lets it run on CPU i */
   struct shadow *shadow;     /* its true call stack (guest/shadow.h), NULL when not kept */
+  /* What /proc reports of it (guest/procfs.c), as task_struct has it. */
+  char comm[16];             /* the program's base name (exec) or PR_SET_NAME's */
+  int exit_signal;           /* sent to the parent at exit: SIGCHLD, or -1 for a thread */
+  bool forknoexec;           /* made by clone and not exec'd since (PF_FORKNOEXEC) */
+  uint64_t start_ns;         /* when clone made it (os_now) */
+  uint64_t run_ns;           /* time on a CPU */
+  uint64_t min_flt;          /* first touches of pages it took */
+  uint64_t nvcsw, nivcsw;    /* switches away from it while blocked / while runnable */
   struct task *next;         /* machine's task list */
 };
 
@@ -124,6 +132,8 @@ struct process {
   uint64_t itimer_deadline, itimer_interval;   /* ITIMER_REAL, virtual ns */
   uint32_t umask;
   uint64_t rlim[16][2];      /* soft, hard; host RLIMIT_* numbering */
+  /* Its exited threads' totals of the task fields above (signal_struct's). */
+  uint64_t dead_run_ns, dead_min_flt, dead_nvcsw, dead_nivcsw;
   struct process *next;
 };
 
@@ -234,6 +244,13 @@ struct os {
   uint64_t oom_kills;        /* processes the OOM killer ended (a fault or a system call found no frame) */
   bool shadow_on;            /* tasks keep a shadow call stack (guest/shadow.h) */
   struct synthfs *synth;     /* the synthesized /proc and /sys files (guest/synthfs.h) */
+  /* What /proc reads besides the tasks (guest/procfs.h). */
+  struct {
+    int perf_paranoid;       /* kernel.perf_event_paranoid, for kallsyms_show_value */
+    bool cap_syslog;         /* the guest's user has CAP_SYSLOG (and every capability) */
+    uint64_t next_ino;       /* inode numbers of objects the OS makes (shmem) */
+    uint64_t anon_dev, anon_ino;   /* the anon_inode files' device and inode, once known */
+  } procfs;
 };
 
 /* The CPUs the machine has, as an affinity mask (bit i: CPU i). */
@@ -262,7 +279,8 @@ int os_run(struct os *m);
 /* Reports the executable mappings of t's image (exe and interpreter) and its
  * comm through task_hook, as perf record synthesizes them for a new program. */
 void os_announce(struct os *m, struct task *t);
-/* The short command name of a task (the basename of its program, 15 chars). */
+/* The short command name of a task: the base name of the program it exec'd
+ * (15 chars), or what prctl(PR_SET_NAME) set. */
 const char *task_comm(const struct task *t);
 
 /* Virtual time in ns since boot: the clock of the CPU running now, never

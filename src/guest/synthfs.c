@@ -122,9 +122,15 @@ static int add_one(struct synthfs *fs, const struct synth_file *f)
   return 0;
 }
 
+struct synthfs *synthfs_get(struct os *m)
+{
+  if (!m->synth) m->synth = synthfs_create();
+  return m->synth;
+}
+
 int os_synth_files(struct os *m, const struct synth_file *f, size_t n)
 {
-  if (!m->synth && !(m->synth = synthfs_create())) return errno ? -errno : -ENOMEM;
+  if (!synthfs_get(m)) return errno ? -errno : -ENOMEM;
   for (size_t i = 0; i < n; i++) {
     int e = add_one(m->synth, &f[i]);
     if (e) return e;
@@ -135,7 +141,7 @@ int os_synth_files(struct os *m, const struct synth_file *f, size_t n)
 /* Writes path p with "//", "/./" and "/../" resolved lexically into out
  * (PATH_MAX bytes); the guest's paths to /proc and /sys name no symlinks
  * before the synthesized part. Returns false if it does not fit. */
-static bool normalize(const char *p, char *out)
+bool synthfs_normalize(const char *p, char *out)
 {
   size_t n = 0;
   out[0] = 0;
@@ -164,7 +170,7 @@ bool synthfs_map(const struct synthfs *fs, const char *gpath, char *buf, size_t 
   /* (most paths name neither, and need no normalizing) */
   if (!fs || gpath[0] != '/' || (!strstr(gpath, "/sys") && !strstr(gpath, "/proc"))) return false;
   char g[PATH_MAX];
-  if (!normalize(gpath, g)) return false;
+  if (!synthfs_normalize(gpath, g)) return false;
   return covered(fs, g) && (size_t)snprintf(buf, len, "%s%s", fs->root, g) < len;
 }
 
@@ -178,4 +184,122 @@ const char *synthfs_guest_path(const struct synthfs *fs, const char *hpath)
 {
   if (!synthfs_owns(fs, hpath)) return NULL;
   return hpath[fs->rootlen] ? hpath + fs->rootlen : "/";
+}
+
+/* ---- entries written at lookup (guest/procfs.c) ---- */
+
+static int host_of(const struct synthfs *fs, const char *gpath, char *h)
+{
+  if (gpath[0] != '/' || (size_t)snprintf(h, PATH_MAX, "%s%s", fs->root, gpath) >= PATH_MAX)
+    return -ENAMETOOLONG;
+  return make_parents(h, fs->rootlen);
+}
+
+int synthfs_put(struct synthfs *fs, const char *gpath, const char *content, size_t n, unsigned mode,
+                char *hpath)
+{
+  int e = host_of(fs, gpath, hpath);
+  if (e) return e;
+  /* Written beside and renamed over: the old inode stays with its readers. */
+  char tmp[PATH_MAX + 16];
+  snprintf(tmp, sizeof tmp, "%s.new~", hpath);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return -errno;
+  for (size_t done = 0; done < n;) {
+    ssize_t w = write(fd, content + done, n - done);
+    if (w <= 0) { e = w < 0 ? -errno : -EIO; break; }
+    done += (size_t)w;
+  }
+  if (!e && fchmod(fd, mode ? mode : 0444)) e = -errno;
+  close(fd);
+  if (!e && rename(tmp, hpath)) e = -errno;
+  if (e) unlink(tmp);
+  return e;
+}
+
+int synthfs_put_link(struct synthfs *fs, const char *gpath, const char *target, char *hpath)
+{
+  int e = host_of(fs, gpath, hpath);
+  if (e) return e;
+  char old[PATH_MAX];
+  ssize_t n = readlink(hpath, old, sizeof old - 1);
+  if (n >= 0) {
+    old[n] = 0;
+    if (!strcmp(old, target)) return 0;
+  }
+  char tmp[PATH_MAX + 16];
+  snprintf(tmp, sizeof tmp, "%s.new~", hpath);
+  unlink(tmp);
+  if (symlink(target, tmp)) return -errno;
+  if (rename(tmp, hpath)) {
+    e = -errno;
+    if (e == -EISDIR || e == -ENOTEMPTY || e == -EEXIST) {   /* a directory stood there */
+      nftw(hpath, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+      e = rename(tmp, hpath) ? -errno : 0;
+    }
+    if (e) unlink(tmp);
+  }
+  return e;
+}
+
+int synthfs_put_dir(struct synthfs *fs, const char *gpath, char *hpath)
+{
+  int e = host_of(fs, gpath, hpath);
+  if (e) return e;
+  struct stat st;
+  if (lstat(hpath, &st) == 0 && !S_ISDIR(st.st_mode)) unlink(hpath);
+  return mkdir(hpath, 0755) && errno != EEXIST ? -errno : 0;
+}
+
+static int cmp_dirent(const void *a, const void *b)
+{
+  return strcmp(((const struct synth_dirent *)a)->name, ((const struct synth_dirent *)b)->name);
+}
+
+int synthfs_sync_dir(struct synthfs *fs, const char *gpath, const struct synth_dirent *e, size_t n,
+                     char *hpath)
+{
+  int err = synthfs_put_dir(fs, gpath, hpath);
+  if (err) return err;
+  struct synth_dirent *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  if (!sorted) return -ENOMEM;
+  memcpy(sorted, e, n * sizeof *sorted);
+  qsort(sorted, n, sizeof *sorted, cmp_dirent);
+  char p[PATH_MAX];
+  /* What is there and should not be. */
+  DIR *d = opendir(hpath);
+  if (!d) { free(sorted); return -errno; }
+  for (struct dirent *de; (de = readdir(d));) {
+    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+    struct synth_dirent key = { .name = de->d_name };
+    const struct synth_dirent *w = bsearch(&key, sorted, n, sizeof *sorted, cmp_dirent);
+    char want = w ? w->type : 0;
+    char have = de->d_type == DT_DIR ? 'd' : de->d_type == DT_LNK ? 'l' : de->d_type == DT_REG ? 'f' : '?';
+    if (want == have) continue;
+    if ((size_t)snprintf(p, sizeof p, "%s/%s", hpath, de->d_name) >= sizeof p) continue;
+    if (have == 'd') nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    else unlink(p);
+  }
+  closedir(d);
+  /* What should be there. */
+  for (size_t i = 0; i < n && !err; i++) {
+    if ((size_t)snprintf(p, sizeof p, "%s/%s", hpath, sorted[i].name) >= sizeof p) continue;
+    if (sorted[i].type == 'd') {
+      if (mkdir(p, 0755) && errno != EEXIST) err = -errno;
+    } else if (sorted[i].type == 'l') {
+      char old[PATH_MAX];
+      ssize_t k = readlink(p, old, sizeof old - 1);
+      if (k >= 0) old[k] = 0;
+      if (k < 0 || strcmp(old, sorted[i].target)) {
+        unlink(p);
+        if (symlink(sorted[i].target, p)) err = -errno;
+      }
+    } else {
+      int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
+      if (fd >= 0) close(fd);
+      else if (errno != EACCES) err = -errno;   /* (there already, read-only) */
+    }
+  }
+  free(sorted);
+  return err;
 }

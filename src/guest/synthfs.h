@@ -30,6 +30,36 @@ int os_synth_files(struct os *m, const struct synth_file *f, size_t n);
 
 /* ---- internal to the kernel layer ---- */
 struct synthfs;
+/* The OS's tree, created on first use (NULL if the host refuses). */
+struct synthfs *synthfs_get(struct os *m);
+/* Entries written without taking the guest path over (guest/procfs.c
+ * decides at each lookup what the path is): each call returns, in hpath
+ * (PATH_MAX bytes), the host path standing for absolute guest path gpath,
+ * making missing parent directories. synthfs_put writes a file of n bytes
+ * with mode (0: 0444) atomically: an fd opened on the previous content
+ * keeps it (seq_file's snapshot at open). synthfs_put_link makes gpath a
+ * symbolic link to target (replacing what was there), synthfs_put_dir a
+ * directory. Return 0 or a negative errno. */
+int synthfs_put(struct synthfs *fs, const char *gpath, const char *content, size_t n, unsigned mode,
+                char *hpath);
+int synthfs_put_link(struct synthfs *fs, const char *gpath, const char *target, char *hpath);
+int synthfs_put_dir(struct synthfs *fs, const char *gpath, char *hpath);
+/* One entry of a directory synthfs_sync_dir keeps: a name, a type ('d'
+ * directory, 'f' empty file, 'l' link to target) */
+struct synth_dirent {
+  const char *name;
+  char type;
+  const char *target;
+};
+/* Makes directory gpath hold exactly these entries (what getdents then
+ * lists): those missing are made, others removed with what is under them;
+ * existing ones of the right type keep their content. Returns 0 or a
+ * negative errno; the host path in hpath. */
+int synthfs_sync_dir(struct synthfs *fs, const char *gpath, const struct synth_dirent *e, size_t n,
+                     char *hpath);
+/* Lexical normalization of an absolute path ("//", "/./", "/../") into out
+ * (PATH_MAX bytes); false if it does not fit. */
+bool synthfs_normalize(const char *p, char *out);
 /* Removes the tree and frees fs (NULL is fine). */
 void synthfs_destroy(struct synthfs *fs);
 /* If the absolute guest path gpath is synthesized, writes the host path of

@@ -5,6 +5,7 @@
  * Alpha's layouts (stat64, the old OSF stat, statfs, linux_dirent) are
  * written field by field; statx is the same on both. */
 #include "guest/syscall.h"
+#include "guest/procfs.h"
 #include "guest/synthfs.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -70,10 +71,37 @@ static bool in_synth(struct os *m, int d, const char *p)
   return sys_fd_path(d, dir) > 0 && synthfs_owns(m->synth, dir);
 }
 
+/* A change to an entry of the synthesized tree (unlink, mkdir, rename,
+ * chmod...): refused, as procfs and sysfs refuse them: EACCES for a user
+ * (their directories are not writable), EPERM for root, whom the
+ * permissions let through to an operation the filesystem lacks. */
+static int synth_denied(struct os *m, int d, const char *p)
+{
+  if (!in_synth(m, d, p)) return 0;
+  return geteuid() == 0 ? -EPERM : -EACCES;
+}
+
+/* A call that makes an entry found none there (-ENOENT): in a directory of
+ * the synthesized tree that is the refusal of synth_denied, or with
+ * exclusive EACCES (lookup_open: procfs's directories have no create). */
+static int create_denied(struct os *m, struct task *t, int64_t dirfd, uint64_t path, int e, bool eacces)
+{
+  char raw[PATH_MAX], p[PATH_MAX];
+  if (e != -ENOENT || !m->synth || mm_read_str(t->mm, path, raw, sizeof raw) < 0) return e;
+  char *slash = strrchr(raw, '/');
+  if (slash == raw) raw[1] = 0;
+  else if (slash) *slash = 0;
+  else snprintf(raw, sizeof raw, ".");
+  int d;
+  if (sys_resolve(m, t, dirfd, raw, true, &d, p) || !in_synth(m, d, p)) return e;
+  return eacces || geteuid() ? -EACCES : -EPERM;
+}
+
 static int64_t do_openat(struct os *m, struct task *t, int64_t dirfd, uint64_t path, uint64_t flags, uint64_t mode)
 {
   char p[PATH_MAX];
-  int d, e = sys_at_path(m, t, dirfd, path, &d, p);
+  int d, e = sys_at_path_flags(m, t, dirfd, path, !(flags & 0200000) /* O_NOFOLLOW */, &d, p);
+  if (e && (flags & 01000 /* O_CREAT */)) e = create_denied(m, t, dirfd, path, e, true);
   if (e) return e;
   int hf = sys_oflags_to_host(flags);
   if (((hf & O_ACCMODE) != O_RDONLY || (hf & (O_CREAT | O_TRUNC))) && in_synth(m, d, p))
@@ -123,9 +151,9 @@ static int64_t do_fstatat(struct os *m, struct task *t, int64_t dirfd, uint64_t 
 {
   char p[PATH_MAX];
   struct stat st;
-  int e = sys_path(m, t, path, p, sizeof p);
-  if (e) return e;
-  int d = (flags & 0x1000) && !p[0] ? sys_hostfd(t, (uint64_t)dirfd) : sys_dirfd(t, dirfd);
+  int d, e = sys_at_path_flags(m, t, dirfd, path, !(flags & 0x100), &d, p);
+  if (e && !((flags & 0x1000) && e == -EBADF)) return e;
+  if ((flags & 0x1000) && !p[0]) d = sys_hostfd(t, (uint64_t)dirfd);
   if (d < 0 && p[0] != '/') return d;
   int hf = 0;
   if (flags & 0x100) hf |= AT_SYMLINK_NOFOLLOW;
@@ -154,7 +182,7 @@ int64_t sys_fstat(ARGS) { UNUSED; return do_fstat(t, a[0], a[1], true); }
 int64_t sys_statx(ARGS)
 {
   char p[PATH_MAX];
-  int d, e = sys_at_path(m, t, (int32_t)a[0], a[1], &d, p);
+  int d, e = sys_at_path_flags(m, t, (int32_t)a[0], a[1], !(a[2] & 0x100), &d, p);
   if (e) return e;
   /* AT_SYMLINK_NOFOLLOW, AT_NO_AUTOMOUNT, AT_EMPTY_PATH, AT_STATX_*: same values */
   if (a[2] & ~(uint64_t)0x7900) return -EINVAL;
@@ -239,9 +267,16 @@ int64_t sys_fstatfs64(ARGS)
     return e ? e : ((call) ? -errno : 0); }
 
 AT1(do_access, faccessat(d, p, (int)x, 0))
-AT1(do_mkdir, mkdirat(d, p, (mode_t)(x & 07777 & ~t->proc->umask)))
-AT1(do_chmod, fchmodat(d, p, (mode_t)(x & 07777), 0))
+AT1(do_chmod, (errno = in_synth(m, d, p) ? EPERM : 0) || fchmodat(d, p, (mode_t)(x & 07777), 0))
 
+static int64_t do_mkdir(struct os *m, struct task *t, int64_t dfd, uint64_t path, uint64_t mode)
+{
+  char p[PATH_MAX];
+  int d, e = sys_at_path(m, t, dfd, path, &d, p);
+  if (e) return create_denied(m, t, dfd, path, e, false);
+  if ((e = synth_denied(m, d, p))) return e;
+  return mkdirat(d, p, (mode_t)(mode & 07777 & ~t->proc->umask)) ? -errno : 0;
+}
 int64_t sys_access(ARGS) { return do_access(m, t, -100, a[0], a[1]); }
 int64_t sys_faccessat(ARGS) { return do_access(m, t, (int64_t)(int32_t)a[0], a[1], a[2]); }
 int64_t sys_mkdir(ARGS) { return do_mkdir(m, t, -100, a[0], a[1]); }
@@ -252,8 +287,8 @@ int64_t sys_fchmodat(ARGS) { return do_chmod(m, t, (int64_t)(int32_t)a[0], a[1],
 static int64_t do_unlinkat(struct os *m, struct task *t, int64_t dfd, uint64_t path, int flags)
 {
   char p[PATH_MAX];
-  int d, e = sys_at_path(m, t, dfd, path, &d, p);
-  if (e) return e;
+  int d, e = sys_at_path_flags(m, t, dfd, path, false, &d, p);
+  if (e || (e = synth_denied(m, d, p))) return e;
   return unlinkat(d, p, flags) ? -errno : 0;
 }
 int64_t sys_unlink(ARGS) { return do_unlinkat(m, t, -100, a[0], 0); }
@@ -263,8 +298,9 @@ int64_t sys_unlinkat(ARGS) { return do_unlinkat(m, t, (int64_t)(int32_t)a[0], a[
 static int64_t do_rename(struct os *m, struct task *t, int64_t od, uint64_t op, int64_t nd, uint64_t np, unsigned flags)
 {
   char p1[PATH_MAX], p2[PATH_MAX];
-  int d1, d2, e = sys_at_path(m, t, od, op, &d1, p1);
-  if (e || (e = sys_at_path(m, t, nd, np, &d2, p2))) return e;
+  int d1, d2, e = sys_at_path_flags(m, t, od, op, false, &d1, p1);
+  if (e || (e = sys_at_path_flags(m, t, nd, np, false, &d2, p2))) return e ? create_denied(m, t, nd, np, e, false) : e;
+  if ((e = synth_denied(m, d1, p1)) || (e = synth_denied(m, d2, p2))) return e;
   return renameat2(d1, p1, d2, p2, flags) ? -errno : 0;
 }
 int64_t sys_rename(ARGS) { return do_rename(m, t, -100, a[0], -100, a[1], 0); }
@@ -277,10 +313,14 @@ static int64_t do_link(struct os *m, struct task *t, int64_t od, uint64_t op, in
   int d1, d2, e;
   if (sym) {
     if (mm_read_str(t->mm, op, p1, sizeof p1) < 0) return -EFAULT;
-    if ((e = sys_at_path(m, t, nd, np, &d2, p2))) return e;
+    if ((e = sys_at_path_flags(m, t, nd, np, false, &d2, p2))) return create_denied(m, t, nd, np, e, false);
+    if ((e = synth_denied(m, d2, p2))) return e;
     return symlinkat(p1, d2, p2) ? -errno : 0;
   }
-  if ((e = sys_at_path(m, t, od, op, &d1, p1)) || (e = sys_at_path(m, t, nd, np, &d2, p2))) return e;
+  if ((e = sys_at_path_flags(m, t, od, op, false, &d1, p1)) ||
+      (e = sys_at_path_flags(m, t, nd, np, false, &d2, p2)))
+    return e;
+  if ((e = synth_denied(m, d1, p1)) || (e = synth_denied(m, d2, p2))) return e;
   return linkat(d1, p1, d2, p2, 0) ? -errno : 0;
 }
 int64_t sys_link(ARGS) { return do_link(m, t, -100, a[0], -100, a[1], false); }
@@ -290,18 +330,11 @@ int64_t sys_symlinkat(ARGS) { return do_link(m, t, 0, a[0], (int32_t)a[1], a[2],
 
 static int64_t do_readlink(struct os *m, struct task *t, int64_t dfd, uint64_t path, uint64_t buf, uint64_t len)
 {
-  char raw[PATH_MAX], p[PATH_MAX], out[PATH_MAX];
-  if (mm_read_str(t->mm, path, raw, sizeof raw) < 0) return -EFAULT;
-  ssize_t n;
-  if (!strcmp(raw, "/proc/self/exe")) {
-    n = (ssize_t)strlen(t->proc->exe);
-    memcpy(out, t->proc->exe, (size_t)n);
-  } else {
-    int d, e = sys_at_path(m, t, dfd, path, &d, p);
-    if (e) return e;
-    n = readlinkat(d, p, out, sizeof out);
-    if (n < 0) return -errno;
-  }
+  char p[PATH_MAX], out[PATH_MAX];
+  int d, e = sys_at_path_flags(m, t, dfd, path, false, &d, p);
+  if (e) return e;
+  ssize_t n = readlinkat(d, p, out, sizeof out);
+  if (n < 0) return -errno;
   if ((uint64_t)n > len) n = (ssize_t)len;
   return sys_put(t, buf, out, (size_t)n) ? -EFAULT : n;
 }
@@ -313,7 +346,8 @@ static int64_t do_mknodat(struct os *m, struct task *t, int64_t dfd, uint64_t pa
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, dfd, path, &d, p);
-  if (e) return e;
+  if (e) return create_denied(m, t, dfd, path, e, false);
+  if ((e = synth_denied(m, d, p))) return e;
   mode_t perm = (mode_t)(mode & 07777 & ~t->proc->umask);
   switch (mode & S_IFMT) {
   case 0: case S_IFREG: {
@@ -372,11 +406,21 @@ int64_t sys_fchdir(ARGS)
   return 0;
 }
 
+/* A /proc directory is read as it is now (proc_readdir lists live
+ * entries): from its start, its entries are made again. */
+static void refresh_dir(struct os *m, struct task *t, int h)
+{
+  char p[PATH_MAX], buf[PATH_MAX];
+  const char *g = m->synth && sys_fd_path(h, p) > 0 ? synthfs_guest_path(m->synth, p) : NULL;
+  if (g && !strncmp(g, "/proc", 5) && lseek(h, 0, SEEK_CUR) == 0) (void)procfs_lookup(m, t, g, true, buf);
+}
+
 int64_t sys_getdents64(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
+  refresh_dir(m, t, h);
   size_t n = a[2] > SYS_IOBUF ? SYS_IOBUF : (size_t)a[2];
   uint8_t *b = malloc(n ? n : 1);
   if (!b) return -ENOMEM;
@@ -396,6 +440,7 @@ int64_t sys_getdents(ARGS)
   UNUSED;
   int h = sys_hostfd(t, a[0]);
   if (h < 0) return h;
+  refresh_dir(m, t, h);
   size_t n = a[2] > SYS_IOBUF ? SYS_IOBUF : (size_t)a[2];
   uint8_t *in = malloc(n ? n : 1), *out = calloc(1, n ? n : 1);
   long r = in && out ? syscall(SYS_getdents64, h, in, n) : (errno = ENOMEM, -1);
@@ -420,7 +465,10 @@ int64_t sys_fchmod(ARGS)
 {
   UNUSED;
   int h = sys_hostfd(t, a[0]);
-  return h < 0 ? h : (fchmod(h, (mode_t)(a[1] & 07777)) ? -errno : 0);
+  if (h < 0) return h;
+  char p[PATH_MAX];
+  if (m->synth && sys_fd_path(h, p) > 0 && synthfs_owns(m->synth, p)) return -EPERM;
+  return fchmod(h, (mode_t)(a[1] & 07777)) ? -errno : 0;
 }
 
 int64_t sys_chown(ARGS) { UNUSED; return 0; }
@@ -428,8 +476,9 @@ int64_t sys_chown(ARGS) { UNUSED; return 0; }
 int64_t sys_lchown(ARGS)
 {
   char p[PATH_MAX];
-  int d, e = sys_at_path(m, t, -100, a[0], &d, p);
+  int d, e = sys_at_path_flags(m, t, -100, a[0], false, &d, p);
   if (e) return e;
+  if (in_synth(m, d, p)) return -EPERM;
   return fchownat(d, p, (uid_t)a[1], (gid_t)a[2], AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 }
 
@@ -449,8 +498,9 @@ int64_t sys_utimensat(ARGS)
     int h = sys_hostfd(t, a[0]);
     return h < 0 ? h : (futimens(h, tp) ? -errno : 0);
   }
-  int e = sys_at_path(m, t, (int32_t)a[0], a[1], &d, p);
+  int e = sys_at_path_flags(m, t, (int32_t)a[0], a[1], !(a[3] & 0x100), &d, p);
   if (e) return e;
+  if (in_synth(m, d, p)) return -EPERM;
   return utimensat(d, p, tp, a[3] & 0x100 ? AT_SYMLINK_NOFOLLOW : 0) ? -errno : 0;
 }
 
@@ -467,7 +517,7 @@ int64_t sys_truncate(ARGS)
 {
   char p[PATH_MAX];
   int d, e = sys_at_path(m, t, -100, a[0], &d, p);
-  if (e) return e;
+  if (e || (e = synth_denied(m, d, p))) return e;
   int fd = openat(d, p, O_WRONLY | O_CLOEXEC);
   if (fd < 0) return -errno;
   int r = ftruncate(fd, (off_t)a[1]) ? -errno : 0;

@@ -4,6 +4,8 @@
  * stores reach the file. A perf buffer (nosplit) is never split: munmap,
  * mprotect and mremap take all of it or fail. */
 #include "guest/syscall.h"
+#include "guest/procfs.h"
+#include "guest/synthfs.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define ARGS struct os *m, struct task *t, const uint64_t *a
@@ -64,6 +67,39 @@ static int64_t map_shared_file(struct guest_mm *mm, int h, uint64_t addr, uint64
   return (int64_t)n;
 }
 
+/* Names the new mapping [addr, addr+len) as Linux's maps shows it: a file
+ * by its path (the guest's name for a synthesized one), device and inode at
+ * offset off; a shared anonymous mapping (or a shared one of /dev/zero) as
+ * the shmem object shmem_zero_setup makes, "/dev/zero (deleted)" on device
+ * 00:01 with an inode of its own; a private mapping of /dev/zero is
+ * anonymous (mmap_zero). Nothing to do for a private anonymous one. */
+static void name_mapping(struct os *m, struct guest_mm *mm, int h, uint64_t addr, uint64_t len,
+                         uint64_t off, int prot, bool shared, bool noreserve)
+{
+  /* accountable_mapping: private and writable, without MAP_NORESERVE. */
+  uint8_t flags = shared ? VMA_SHARED : noreserve ? VMA_NORESERVE : (prot & 2) ? VMA_ACCOUNT : 0;
+  struct guest_vma v = { .prot = (uint8_t)(prot & 7), .flags = flags, .pgoff = off };
+  char path[PATH_MAX];
+  struct stat st;
+  bool zero = h >= 0 && fstat(h, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 5);
+  if (h < 0 || zero) {
+    if (!shared) {
+      if (noreserve) (void)mm_vma_set(mm, addr, len, &v);
+      return;
+    }
+    v.path = "/dev/zero (deleted)";
+    v.dev = makedev(0, 1);
+    v.ino = procfs_new_ino(m);
+    v.pgoff = 0;
+  } else {
+    if (sys_fd_path(h, path) <= 0) return;
+    const char *g = synthfs_guest_path(m->synth, path);
+    v.path = g ? (char *)g : path;
+    if (fstat(h, &st) == 0) { v.dev = st.st_dev; v.ino = st.st_ino; }
+  }
+  (void)mm_vma_set(mm, addr, len, &v);   /* (no memory for the name: it stays anonymous) */
+}
+
 /* do_mmap's choice of address: MAP_FIXED(_NOREPLACE) takes addr as given
  * (EEXIST if NOREPLACE alone finds it in use, EINVAL if replacing it would
  * split a no-split mapping), else the hint if free, else the lowest free
@@ -102,6 +138,7 @@ int64_t sys_mmap(ARGS)
   addr = (uint64_t)at;
   if (mm_map(mm, addr, len, prot_of(a[2]))) return -ENOMEM;
   if ((flags & 3) == 1 && mm_share(mm, addr, len)) return -ENOMEM;   /* MAP_SHARED */
+  name_mapping(m, mm, h, addr, len, off, prot_of(a[2]), (flags & 3) == 1, flags & 0x10000 /* MAP_NORESERVE */);
   if (!anon && (a[2] & 4) && m->hooks.task) {   /* an executable file mapping: perf's MMAP2 */
     char path[PATH_MAX];
     if (sys_fd_path(h, path) > 0) {
@@ -147,9 +184,14 @@ int64_t sys_mprotect(ARGS)
       struct guest_page *pg = mm_page(t->mm, p);
       if (pg && pg->ext && pg->ext->readonly) return -EACCES;
     }
-  if (a[1] && mm_would_split(t->mm, a[0], (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK)) return -EINVAL;
-  int r = mm_protect(t->mm, a[0], (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK, prot_of(a[2]));
-  return r ? -ENOMEM : 0;
+  uint64_t len = (a[1] + GUEST_PAGE_MASK) & ~GUEST_PAGE_MASK;
+  if (a[1] && mm_would_split(t->mm, a[0], len)) return -EINVAL;
+  /* do_mprotect_pkey changes the mappings in turn and stops with ENOMEM at
+   * the first hole: what lies before it is changed. */
+  uint64_t done = 0;
+  while (done < len && mm_page(t->mm, a[0] + done)) done += GUEST_PAGE_SIZE;
+  if (done && mm_protect(t->mm, a[0], done, prot_of(a[2]))) return -ENOMEM;
+  return done < len ? -ENOMEM : 0;
 }
 
 int64_t sys_madvise(ARGS)
@@ -164,6 +206,9 @@ int64_t sys_madvise(ARGS)
   }
   return 0;
 }
+
+static int64_t do_mremap(struct guest_mm *mm, uint64_t old, uint64_t olen, uint64_t nlen, bool maymove,
+                         bool fixed, uint64_t fixed_to, struct guest_vma *attr);
 
 int64_t sys_mremap(ARGS)
 {
@@ -184,6 +229,23 @@ int64_t sys_mremap(ARGS)
     return (int64_t)old;
   }
   if (!mm_is_mapped(mm, old, olen)) return -EFAULT;
+  /* vma_to_resize: the old range lies in one mapping, whose name the new
+   * pages take, at the offsets that follow. */
+  const struct guest_vma *src = mm_vma_find(mm, old);
+  if (!src || src->end < old + olen) return -EFAULT;
+  struct guest_vma attr = *src;
+  if (attr.path && !(attr.path = strdup(attr.path))) return -ENOMEM;
+  if (attr.path) attr.pgoff += old - src->start;
+  int64_t r = do_mremap(mm, old, olen, nlen, maymove, fixed, fixed_to, &attr);
+  free(attr.path);
+  return r;
+}
+
+/* The rest of mremap once the old range is known to be one mapping, attr
+ * (its name at old). */
+static int64_t do_mremap(struct guest_mm *mm, uint64_t old, uint64_t olen, uint64_t nlen, bool maymove,
+                         bool fixed, uint64_t fixed_to, struct guest_vma *attr)
+{
   struct guest_page *first = mm_page(mm, old);
   if (first->ext && first->ext->nosplit) {
     /* A perf buffer: VM_DONTEXPAND (growing is EFAULT), and a move takes all
@@ -193,6 +255,10 @@ int64_t sys_mremap(ARGS)
   }
   if (!fixed && mm_find_free(mm, old + olen, old + nlen, nlen - olen) == old + olen) {
     if (mm_map(mm, old + olen, nlen - olen, first->prot & 7)) return -ENOMEM;
+    if (attr->path || attr->flags) {
+      attr->pgoff += olen;
+      (void)mm_vma_set(mm, old + olen, nlen - olen, attr);   /* merges with the mapping it extends */
+    }
     return (int64_t)old;
   }
   if (!maymove) return -ENOMEM;
@@ -209,6 +275,7 @@ int64_t sys_mremap(ARGS)
     if (!to) return -ENOMEM;
   }
   if (mm_map(mm, to, nlen, first->prot & 7)) return -ENOMEM;
+  if (attr->path || attr->flags) (void)mm_vma_set(mm, to, nlen, attr);
   /* Move the pages' memory over: host buffer, sharing and the file mapping
    * it may belong to (the new pages are fresh, with none of their own). */
   uint64_t moved = olen < nlen ? olen : nlen;

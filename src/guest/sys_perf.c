@@ -6,6 +6,7 @@
  * Linux's perf_fops does. */
 #include "guest/syscall.h"
 #include "guest/perf_attr.h"
+#include "guest/procfs.h"
 #include <errno.h>
 #include <linux/perf_event.h>
 
@@ -59,7 +60,16 @@ static int64_t kfile_mmap(struct os *m, struct task *t, int h, const uint64_t *a
   if (off & GUEST_PAGE_MASK) return -EINVAL;
   int64_t at = sys_mmap_addr(t->mm, a[0], len, flags);
   if (at < 0) return at;
-  return m->kfile.mmap(m->kfile.ctx, t, h, (uint64_t)at, len, (int)a[2], (int)flags, off);
+  int64_t r = m->kfile.mmap(m->kfile.ctx, t, h, (uint64_t)at, len, (int)a[2], (int)flags, off);
+  if (r >= 0) {
+    /* What maps shows: the perf event's file, an anon_inode one, shared,
+     * a VM_DONTCOPY | VM_DONTEXPAND mapping that never merges. */
+    struct guest_vma v = { .path = "anon_inode:[perf_event]", .pgoff = off, .prot = (uint8_t)(a[2] & 7),
+                           .flags = VMA_SHARED | VMA_SPECIAL };
+    procfs_anon_inode(m, &v.dev, &v.ino);
+    (void)mm_vma_set(t->mm, (uint64_t)r, len, &v);
+  }
+  return r;
 }
 
 bool sys_kfile(struct os *m, struct task *t, uint64_t nr, const uint64_t *a, int64_t *ret)

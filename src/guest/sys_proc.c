@@ -385,7 +385,20 @@ int64_t sys_prctl(ARGS)
 {
   UNUSED;
   switch (a[0]) {
-  case 15: case 16: return 0;   /* PR_SET_NAME / PR_GET_NAME */
+  case 15: {   /* PR_SET_NAME: strncpy_from_user of TASK_COMM_LEN - 1 bytes */
+    char name[16] = { 0 };
+    for (int i = 0; i < 15; i++) {
+      if (sys_get(t, a[1] + (uint64_t)i, &name[i], 1)) return -EFAULT;
+      if (!name[i]) break;
+    }
+    memcpy(t->comm, name, sizeof name);
+    return 0;
+  }
+  case 16: {   /* PR_GET_NAME: the whole TASK_COMM_LEN buffer */
+    char name[16] = { 0 };
+    strncpy(name, task_comm(t), sizeof name - 1);
+    return sys_put(t, a[1], name, sizeof name);
+  }
   default: return -EINVAL;
   }
 }

@@ -1,6 +1,7 @@
 /* The system-call dispatcher, which finds each call's handler in
  * syscall.def, and the helpers the syscall files share. */
 #include "guest/syscall.h"
+#include "guest/procfs.h"
 #include "guest/synthfs.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -128,33 +129,90 @@ void sys_dispatch(struct os *m, struct task *t)
   }
 }
 
+/* Where /dev/fd/..., and with follow /dev/fd, /dev/stdin, /dev/stdout and
+ * /dev/stderr, lead (the host's links to its /proc/self/fd, which would
+ * name the emulator's fds): the guest's /proc/self/fd, into out. */
+static bool dev_fd(const char *n, bool follow, char *out)
+{
+  static const char *const std[] = { "/dev/stdin", "/dev/stdout", "/dev/stderr" };
+  if (!strncmp(n, "/dev/fd/", 8) || (follow && !strcmp(n, "/dev/fd")))
+    return (size_t)snprintf(out, PATH_MAX, "/proc/self/fd%s", n + 7) < PATH_MAX;
+  for (int i = 0; follow && i < 3; i++)
+    if (!strcmp(n, std[i])) return snprintf(out, PATH_MAX, "/proc/self/fd/%d", i) > 0;
+  return false;
+}
+
+/* Maps guest path g to the host path to use (buf, len bytes): /proc from
+ * the process table (guest/procfs.h), the synthesized /sys and /proc files,
+ * absolute paths under the sysroot when they exist there, the rest as they
+ * are. follow: see procfs_lookup. */
+static int resolve(struct os *m, struct task *t, const char *g, bool follow, char *buf, size_t len, int depth)
+{
+  if (g[0] == '/' && (strstr(g, "/proc") || !strncmp(g, "/dev/", 5))) {
+    char n[PATH_MAX], fd[PATH_MAX], host[PATH_MAX];
+    if (synthfs_normalize(g, n)) {
+      const char *q = dev_fd(n, follow, fd) ? fd : n;
+      int r = procfs_lookup(m, t, q, follow, host);
+      if (r < 0) return r;
+      if (r == PROCFS_GUEST) return depth < 8 ? resolve(m, t, host, follow, buf, len, depth + 1) : -ELOOP;
+      if (r == PROCFS_HOST) return (size_t)snprintf(buf, len, "%s", host) < len ? 0 : -ENAMETOOLONG;
+    }
+  }
+  if (synthfs_map(m->synth, g, buf, len)) return 0;
+  if (g[0] == '/' && m->opt.sysroot && *m->opt.sysroot && strncmp(g, "/proc/", 6) &&
+      strncmp(g, "/dev/", 5) && strncmp(g, "/tmp/", 5)) {
+    if ((size_t)snprintf(buf, len, "%s%s", m->opt.sysroot, g) < len && access(buf, F_OK) == 0)
+      return 0;
+  }
+  if ((size_t)snprintf(buf, len, "%s", g) >= len) return -ENAMETOOLONG;
+  return 0;
+}
+
+static int read_path(struct task *t, uint64_t gaddr, char *tmp)
+{
+  long n = mm_read_str(t->mm, gaddr, tmp, PATH_MAX);
+  if (n < 0) return n == PM_EINVAL /* too long */ ? -ENAMETOOLONG : -EFAULT;
+  return 0;
+}
+
 int sys_path(struct os *m, struct task *t, uint64_t gaddr, char *buf, size_t len)
 {
   char tmp[PATH_MAX];
-  long n = mm_read_str(t->mm, gaddr, tmp, sizeof tmp);
-  if (n < 0) return n == PM_EINVAL /* too long */ ? -ENAMETOOLONG : -EFAULT;
-  if (!strcmp(tmp, "/proc/self/exe") ||
-      (!strncmp(tmp, "/proc/", 6) && atoi(tmp + 6) == t->proc->pid && strstr(tmp, "/exe"))) {
-    snprintf(buf, len, "%s", t->proc->exe);
-    return 0;
+  int e = read_path(t, gaddr, tmp);
+  return e ? e : resolve(m, t, tmp, true, buf, len, 0);
+}
+
+int sys_at_path_flags(struct os *m, struct task *t, int64_t dirfd, uint64_t path, bool follow, int *d, char *p)
+{
+  char tmp[PATH_MAX];
+  int e = read_path(t, path, tmp);
+  return e ? e : sys_resolve(m, t, dirfd, tmp, follow, d, p);
+}
+
+int sys_resolve(struct os *m, struct task *t, int64_t dirfd, const char *tmp, bool follow, int *d, char *p)
+{
+  int e;
+  *d = sys_dirfd(t, dirfd);
+  if (tmp[0] != '/' && tmp[0] && *d >= 0 && m->synth) {
+    /* Relative to a directory of the synthesized tree: resolved as the
+     * guest path it stands for, so /proc's entries are made (and ".."
+     * leaves the tree as the guest's path would). */
+    char dir[PATH_MAX], g[2 * PATH_MAX + 2];
+    const char *gd = sys_fd_path(*d, dir) > 0 ? synthfs_guest_path(m->synth, dir) : NULL;
+    if (gd) {
+      if ((size_t)snprintf(g, sizeof g, "%s/%s", strcmp(gd, "/") ? gd : "", tmp) >= PATH_MAX) return -ENAMETOOLONG;
+      return resolve(m, t, g, follow, p, PATH_MAX, 0);
+    }
   }
-  if (synthfs_map(m->synth, tmp, buf, len)) return 0;
-  if (tmp[0] == '/' && m->opt.sysroot && *m->opt.sysroot && strncmp(tmp, "/proc/", 6) &&
-      strncmp(tmp, "/dev/", 5) && strncmp(tmp, "/tmp/", 5)) {
-    if ((size_t)snprintf(buf, len, "%s%s", m->opt.sysroot, tmp) < len && access(buf, F_OK) == 0)
-      return 0;
-  }
-  if ((size_t)snprintf(buf, len, "%s", tmp) >= len) return -ENAMETOOLONG;
+  e = resolve(m, t, tmp, follow, p, PATH_MAX, 0);
+  if (e) return e;
+  if (*d < 0 && p[0] != '/') return *d;
   return 0;
 }
 
 int sys_at_path(struct os *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p)
 {
-  int e = sys_path(m, t, path, p, PATH_MAX);
-  if (e) return e;
-  *d = sys_dirfd(t, dirfd);
-  if (*d < 0 && p[0] != '/') return *d;
-  return 0;
+  return sys_at_path_flags(m, t, dirfd, path, true, d, p);
 }
 
 int sys_dirfd(struct task *t, int64_t gdirfd)

@@ -98,14 +98,22 @@ int64_t sys_install(struct task *t, int h, bool cloexec);
 /* sys_install for both fds of a pipe or socketpair: all or nothing. Returns 0
  * with the guest fds in g, or a negative errno with h closed. */
 int sys_install_pair(struct task *t, const int h[2], bool cloexec, int g[2]);
-/* Copies a guest path into buf and maps it to a host path (sysroot, /proc/self/exe).
- * Returns 0 or a negative errno. */
+/* Copies a guest path into buf and maps it to a host path (guest/procfs.h's
+ * /proc, the synthesized files, the sysroot). Returns 0 or a negative errno. */
 int sys_path(struct os *m, struct task *t, uint64_t gaddr, char *buf, size_t len);
 /* Host directory fd for a guest dirfd argument (AT_FDCWD -> the process cwd). */
 int sys_dirfd(struct task *t, int64_t gdirfd);
 /* Resolves (guest dirfd, guest path) to (host dirfd *d, host path p of PATH_MAX
- * bytes). Returns 0 or a negative errno. */
+ * bytes). Returns 0 or a negative errno. A path relative to a directory of
+ * the synthesized tree resolves as the guest path it stands for (an
+ * absolute p). */
 int sys_at_path(struct os *m, struct task *t, int64_t dirfd, uint64_t path, int *d, char *p);
+/* sys_at_path for calls that act on a last component that is a link
+ * (readlink, lstat, AT_SYMLINK_NOFOLLOW, O_NOFOLLOW, unlink): follow false
+ * keeps /proc's links (self, exe, cwd, fd/N...) links. */
+int sys_at_path_flags(struct os *m, struct task *t, int64_t dirfd, uint64_t path, bool follow, int *d, char *p);
+/* sys_at_path_flags of a path already copied in. */
+int sys_resolve(struct os *m, struct task *t, int64_t dirfd, const char *path, bool follow, int *d, char *p);
 /* The address for mmap(addr, len page-rounded, flags) as do_mmap chooses it
  * (sys_mm.c), or a negative errno. */
 int64_t sys_mmap_addr(struct guest_mm *mm, uint64_t addr, uint64_t len, uint64_t flags);

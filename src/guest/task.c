@@ -10,6 +10,7 @@
 #include "guest/os.h"
 #include "guest/shadow.h"
 #include "guest/synthfs.h"
+#include "guest/procfs.h"
 #include "guest/phys.h"
 #include "guest/loader.h"
 #include "guest/kimage.h"
@@ -114,6 +115,7 @@ struct os *os_create(const struct os_opts *opt)
   clock_gettime(CLOCK_REALTIME, &ts);
   m->epoch_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
   synth_cpus(m);
+  procfs_init(m);
   return m;
 }
 
@@ -273,6 +275,21 @@ struct load_info {
   uint64_t exe_text[3], interp_text[3];
 };
 
+/* The file a program image maps, for its mappings' names: its absolute path
+ * (into real, PATH_MAX bytes) and its host device and inode, as maps shows
+ * them. */
+static const struct guest_vma *image_file(const char *path, char *real, struct guest_vma *f)
+{
+  struct stat st;
+  if (!realpath(path, real)) snprintf(real, PATH_MAX, "%s", path);
+  *f = (struct guest_vma){ .path = real };
+  if (stat(real, &st) == 0) {
+    f->dev = st.st_dev;
+    f->ino = st.st_ino;
+  }
+  return f;
+}
+
 static int load_program(struct os *m, const char *path, int argc, char *const *argv,
                         int envc, char *const *envp, struct guest_mm **mmp, uint64_t *pc,
                         uint64_t *sp, char *detail, size_t dlen, struct load_info *li)
@@ -285,7 +302,9 @@ static int load_program(struct os *m, const char *path, int argc, char *const *a
   if (!mm) { free(buf); return PM_ENOMEM; }
   axp_mm_init(mm);
   struct elf_image exe, interp;
-  err = elf_load(mm, buf, len, 0, &exe);
+  char real[PATH_MAX];
+  struct guest_vma file;
+  err = elf_load_file(mm, buf, len, 0, image_file(path, real, &file), &exe);
   free(buf);
   if (err) { snprintf(detail, dlen, "%s", path); goto fail; }
   memset(li, 0, sizeof *li);
@@ -298,7 +317,7 @@ static int load_program(struct os *m, const char *path, int argc, char *const *a
     if (!realpath(ip, li->interp)) snprintf(li->interp, sizeof li->interp, "%s", ip);
     err = read_file(ip, &buf, &len);
     if (!err) {
-      err = elf_load(mm, buf, len, 1, &interp);
+      err = elf_load_file(mm, buf, len, 1, image_file(ip, real, &file), &interp);
       free(buf);
     }
     if (err) {
@@ -310,7 +329,15 @@ static int load_program(struct os *m, const char *path, int argc, char *const *a
     li->interp_text[1] = interp.text_len;
     li->interp_text[2] = interp.text_off;
   }
-  mm->brk_start = mm->brk = exe.end;
+  /* load_elf_binary: start_brk is past the bss and, since the program is
+   * loaded with PF_RANDOMIZE (randomize_va_space 2), a page further ("leave
+   * a gap between .bss and brk"); Alpha's arch_randomize_brk moves it no
+   * more. */
+  mm->brk_start = mm->brk = exe.end + GUEST_PAGE_SIZE;
+  mm->start_code = exe.start_code;
+  mm->end_code = exe.end_code;
+  mm->start_data = exe.start_data;
+  mm->end_data = exe.end_data;
   mm->mmap_base = GUEST_UNMAPPED_BASE;
   uint8_t rnd[16];
   for (int i = 0; i < 16; i += 8) {
@@ -340,6 +367,14 @@ static void ctx_init(struct axp_ctx *c, uint64_t pc, uint64_t sp)
 static void absolute(const char *path, char *out, size_t len)
 {
   if (!realpath(path, out)) snprintf(out, len, "%s", path);
+}
+
+/* __set_task_comm(kbasename(filename)): the base name of the path exec was
+ * given, cut to TASK_COMM_LEN - 1 bytes. */
+static void set_comm(struct task *t, const char *path)
+{
+  const char *b = strrchr(path, '/');
+  snprintf(t->comm, sizeof t->comm, "%s", b ? b + 1 : path);
 }
 
 int os_spawn(struct os *m, const char *path, int argc, char *const *argv,
@@ -388,6 +423,8 @@ int os_spawn(struct os *m, const char *path, int argc, char *const *argv,
   t->cpus_allowed = os_cpu_mask(m);
   t->proc = p;
   t->mm = mm;
+  t->exit_signal = GSIG_CHLD;
+  set_comm(t, path);
   ctx_init(&t->ctx, pc, sp);
   m->procs = p;
   m->tasks = t;
@@ -442,6 +479,8 @@ int task_exec(struct os *m, struct task *t, const char *path, char *const *argv,
   mm_put(t->mm);
   t->mm = mm;
   ctx_init(&t->ctx, pc, sp);
+  set_comm(t, path);
+  t->forknoexec = false;
   absolute(path, t->proc->exe, sizeof t->proc->exe);
   memcpy(t->proc->interp, li.interp, sizeof t->proc->interp);
   memcpy(t->proc->exe_text, li.exe_text, sizeof t->proc->exe_text);
@@ -473,6 +512,7 @@ int task_exec(struct os *m, struct task *t, const char *path, char *const *argv,
 
 const char *task_comm(const struct task *t)
 {
+  if (t->comm[0]) return t->comm;
   const char *s = strrchr(t->proc->exe, '/');
   return s ? s + 1 : t->proc->exe;
 }
@@ -535,6 +575,8 @@ int task_exec_host(struct os *m, struct task *t, const char *path, char *const *
   if (m->kfile.closed) m->kfile.closed(m->kfile.ctx);
   release_vfork_parent(m, t->proc);
   absolute(path, t->proc->exe, sizeof t->proc->exe);
+  set_comm(t, path);
+  t->forknoexec = false;
   t->wait_fd = t->host_pidfd;
   t->wait_events = POLLIN;
   task_block(t, t->host_pidfd >= 0 ? WAIT_FD : WAIT_TIME);
@@ -628,6 +670,10 @@ int64_t task_clone(struct os *m, struct task *t, uint64_t flags, uint64_t newsp,
   n->ctx.lock_valid = false;
   n->blocked = t->blocked;
   n->state = TASK_RUNNABLE;
+  memcpy(n->comm, t->comm, sizeof n->comm);
+  n->exit_signal = (flags & CLONE_THREAD) ? -1 : (int)(flags & 0xff);   /* CSIGNAL */
+  n->forknoexec = true;
+  n->start_ns = os_now(m);
   /* The child returns 0 with a3 = 0 and a4 = 1 (the OSF fork convention). */
   n->ctx.r[0] = 0;
   n->ctx.r[19] = 0;
@@ -699,6 +745,10 @@ void task_exit(struct os *m, struct task *t, int status, bool group)
   t->state = TASK_DEAD;
   mm_put(t->mm);
   t->mm = NULL;
+  p->dead_run_ns += t->run_ns;
+  p->dead_min_flt += t->min_flt;
+  p->dead_nvcsw += t->nvcsw;
+  p->dead_nivcsw += t->nivcsw;
   if (group || !p->exited) p->exit_code = status;
   if (--p->refs > 0) return;
   p->exited = true;
@@ -855,11 +905,21 @@ static void report_deadlock(struct os *m)
  * far apart the CPUs' clocks can drift (about 25 us). */
 #define SMP_ROUND 16384u
 
+/* A switch away from prev: voluntary when it stopped running (it blocked or
+ * exited), involuntary when it was preempted (schedule's nvcsw, nivcsw). */
+static void count_switch(struct task *prev)
+{
+  if (!prev) return;
+  if (prev->state == TASK_RUNNABLE) prev->nivcsw++;
+  else prev->nvcsw++;
+}
+
 /* Takes CPU i's task off it (idle) and tells the machine. */
 static void cpu_release(struct os *m, int i)
 {
   struct cpu *cpu = &m->cpus[i];
   struct task *prev = cpu->task;
+  count_switch(prev);
   cpu->task = NULL;
   if (prev && m->hooks.switch_to) m->hooks.switch_to(m->hooks.ctx, i, prev, NULL, false);
 }
@@ -886,6 +946,7 @@ static void cpu_place(struct os *m, int i)
     if (now < m->time_hwm) cpu->idle_ns += m->time_hwm - now;
   }
   bool migrated = n->cpu >= 0 && n->cpu != i;
+  if (n != prev) count_switch(prev);
   cpu->task = n;
   cpu->slice_left = m->opt.quantum;
   n->cpu = i;
@@ -934,6 +995,9 @@ static void run_round(struct os *m, int i)
   struct task *t = cpu->task;
   m->cur_cpu = m->last_cpu = i;
   m->current = t;
+  uint64_t clock0 = cpu_clock(m, i);
+  struct guest_mm *mm0 = t->mm;
+  uint64_t touched0 = mm0 ? mm0->pages_touched : 0;
   signal_deliver(m, t);
   if (t->state == TASK_RUNNABLE) {
     uint64_t left = cpu->slice_left, start = cpu->icount;
@@ -970,6 +1034,9 @@ static void run_round(struct os *m, int i)
     cpu->slice_left = ran < cpu->slice_left ? cpu->slice_left - ran : 0;
     if (m->hooks.slice) m->hooks.slice(m->hooks.ctx);   /* m->current is the task that ran */
   }
+  uint64_t clock1 = cpu_clock(m, i);
+  t->run_ns += clock1 > clock0 ? clock1 - clock0 : 0;
+  if (t->mm && t->mm == mm0) t->min_flt += t->mm->pages_touched - touched0;
   m->current = NULL;
   m->cur_cpu = -1;
   if (t->state != TASK_RUNNABLE) cpu_release(m, i);

@@ -4,6 +4,7 @@
  * callchain code applies, and the rest as Linux 6.1 sets them on Alpha. */
 #include "machine/machine_sysfs.h"
 #include "guest/mem.h"
+#include "guest/procfs.h"
 #include "guest/synthfs.h"
 #include "kernel/alpha_sysfs.h"
 #include "kernel/perf_regs.h"
@@ -67,6 +68,8 @@ static int add_pmu(struct os *os, const struct pmu_sysfs *d, const struct perf_s
 
 int machine_sysfs_publish(struct os *os, const struct perf_sysctl *sys, bool cpu_pmu)
 {
+  /* /proc/kallsyms shows addresses as kallsyms_show_value decides from these. */
+  os_set_kptr_policy(os, sys->paranoid, sys->privileged);
   int e = add_sysctl(os, "perf_event_paranoid", sys->paranoid);
   if (!e) e = add_sysctl(os, "perf_event_max_sample_rate", sys->max_sample_rate);
   if (!e) e = add_sysctl(os, "perf_event_max_stack", PERF_MAX_STACK_DEFAULT);
