@@ -34,7 +34,6 @@
 /* include/linux/sched.h */
 #define PF_EXITING     0x00000004u
 #define PF_FORKNOEXEC  0x00000040u
-#define PF_RANDOMIZE   0x00400000u
 
 /* ---- text ---- */
 
@@ -118,8 +117,9 @@ static const char *comm_of(const struct view *v)
   return s ? s + 1 : v->p->exe;
 }
 
-/* The CPUs a task may run on: all of the machine's (the model keeps no
- * affinity of its own; sched_getaffinity reports the same). */
+/* The CPUs a task may run on: all of the machine's, which the scheduler
+ * uses. (The model keeps no affinity mask yet; when tasks get one, its
+ * cpus_mask is what Cpus_allowed prints.) */
 static uint64_t cpus_allowed(const struct os *m) { return m->ncpus >= 64 ? ~0ull : (1ull << m->ncpus) - 1; }
 
 /* bitmap_print_to_pagebuf: %*pb (hex, 32-bit chunks, the first as wide as
@@ -321,7 +321,8 @@ static void gen_stat(struct os *m, const struct view *v, struct text *b)
     }
   struct mm_counts c = { 0 };
   if (mm) count_mm(mm, &c);
-  unsigned flags = PF_RANDOMIZE | (t && t->forknoexec ? PF_FORKNOEXEC : 0) | (t ? 0 : PF_EXITING);
+  /* No PF_RANDOMIZE: the machine runs programs without randomization. */
+  unsigned flags = (t && t->forknoexec ? PF_FORKNOEXEC : 0) | (t ? 0 : PF_EXITING);
   bool wchan = (!v->whole || nthr < 2) && (!t || t->state != TASK_RUNNABLE);
   say(b, "%d (%.64s) %c %d %d %d 0 -1 %u %llu 0 0 0 %llu 0 0 0 20 0 %d 0 %llu ", t ? t->tid : p->pid,
       comm_of(v), state_name(v)[0], p->ppid, m->init_pid, m->init_pid, flags, (unsigned long long)minflt,

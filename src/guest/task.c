@@ -329,11 +329,10 @@ static int load_program(struct os *m, const char *path, int argc, char *const *a
     li->interp_text[1] = interp.text_len;
     li->interp_text[2] = interp.text_off;
   }
-  /* load_elf_binary: start_brk is past the bss and, since the program is
-   * loaded with PF_RANDOMIZE (randomize_va_space 2), a page further ("leave
-   * a gap between .bss and brk"); Alpha's arch_randomize_brk moves it no
-   * more. */
-  mm->brk_start = mm->brk = exe.end + GUEST_PAGE_SIZE;
+  /* load_elf_binary: start_brk at the page-aligned end of the bss. The
+   * machine lays programs out without randomization (as with
+   * ADDR_NO_RANDOMIZE: no PF_RANDOMIZE, so no gap before brk either). */
+  mm->brk_start = mm->brk = exe.end;
   mm->start_code = exe.start_code;
   mm->end_code = exe.end_code;
   mm->start_data = exe.start_data;
