@@ -1,8 +1,8 @@
-# Sourced by the builds of third-party Alpha programs (tests/thirdparty/build.sh,
-# tests/realprogs/build.sh), not run: a cache of their outputs outside the
-# clone, shared by every clone and worktree on the machine and by the plain and
-# sanitizer suites (the programs are Alpha code: how the host side was built
-# does not change them).
+# Sourced by the builds of third-party Alpha programs (tests/thirdparty/build.sh
+# and perf.sh, tests/realprogs/build.sh), not run: a cache of their outputs
+# outside the clone, shared by every clone and worktree on the machine and by
+# the plain and sanitizer suites (the programs are Alpha code: how the host
+# side was built does not change them).
 #
 # Layout, under the root $PROFILEME_CACHE (default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/profileme):
@@ -139,9 +139,10 @@ fill_in_place() {
 cache_readme() {
   cat <<'EOF'
 Alpha programs cross-built from Debian sources by profileme's test suite
-(tests/thirdparty/build.sh, tests/realprogs/build.sh; tests/lib/cache.bash).
-One NAME-HASH directory per key (its KEY file: source versions, toolchain,
-recipe hash); nothing here is removed automatically. Deleting any of it, or
-all of it, is safe when no test runs: it is built again when next needed.
+(tests/thirdparty/build.sh and perf.sh, tests/realprogs/build.sh;
+tests/lib/cache.bash). One NAME-HASH directory per key (its KEY file:
+source versions, toolchain, recipe hash); nothing here is removed
+automatically. Deleting any of it, or all of it, is safe when no test runs:
+it is built again when next needed.
 EOF
 }

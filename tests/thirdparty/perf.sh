@@ -61,9 +61,9 @@
 # its own feature detection). Running the independent chains side by side
 # was measured no faster (387 s against 389 s cold on 2 cores: the makes keep
 # both busy already). Each step says on stderr when it starts and how long it
-# took; a failed one prints its log's tail. A cold build takes about 6.5
-# minutes on 2 cores, the entry 69 MB (docs/performance.md); a warm one, the
-# apt look-ups (about a second).
+# took; a failed one prints its log's tail. A cold build takes 5 to 9
+# minutes on 2 cores, by their load (docs/performance.md), and makes a 69 MB
+# entry; a warm one, the apt look-ups (about a second).
 #
 # Prints the directory on stdout and, last on stderr, how it came to be
 # ("linuxperf: cached in DIR", "linuxperf: built in N s into DIR"...). Exits
