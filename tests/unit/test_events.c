@@ -45,6 +45,7 @@ static void test_formats(struct rig *r)
     { "retired", "config1:0\n", 1, PM_FILT_RETIRED },
     { "mispredict", "config1:1\n", 1, PM_FILT_MISPREDICT },
     { "trap", "config1:2\n", 1, PM_FILT_TRAP },
+    { "ldlat", "config2:0-15\n", 2, PM_LDLAT_MASK },
   };
   const struct pmu_sysfs *cpu = pmu_sysfs_find("cpu");
   CHECK(cpu && !strcmp(cpu->type, "4\n"), "sysfs: devices/cpu/type reads 4 (PERF_TYPE_RAW)");
@@ -58,9 +59,10 @@ static void test_formats(struct rig *r)
     snprintf(spec, sizeof spec, "cpu/%s=%llu/", fmts[i].name, (unsigned long long)((1ull << n) - 1));
     struct perf_event_attr a;
     int rc = event_parse(spec, &a);
-    CHECK(!rc && a.type == PERF_TYPE_RAW && (fmts[i].field ? a.config1 : a.config) == fmts[i].bits &&
-          (fmts[i].field ? a.config : a.config1) == 0, "parse %s: bits %#llx of config%s", spec,
-          (unsigned long long)fmts[i].bits, fmts[i].field ? "1" : "");
+    const uint64_t cfg[3] = { a.config, a.config1, a.config2 };
+    CHECK(!rc && a.type == PERF_TYPE_RAW && cfg[fmts[i].field] == fmts[i].bits &&
+          cfg[0] + cfg[1] + cfg[2] == fmts[i].bits, "parse %s: bits %#llx of config%s", spec,
+          (unsigned long long)fmts[i].bits, fmts[i].field == 1 ? "1" : fmts[i].field == 2 ? "2" : "");
     snprintf(spec, sizeof spec, "cpu/%s=%llu/", fmts[i].name, (unsigned long long)(1ull << n));
     char msg[512];
     char want[64];
@@ -160,7 +162,7 @@ static void test_errors(void)
   CHECK(event_parse_msg("cpu/foo=1/", &a, msg, sizeof msg) == -1 &&
         !strcmp(msg, "event syntax error: 'cpu/foo=1/'\n"
                      "                         \\___ unknown term 'foo' for pmu 'cpu'\n\n"
-                     "valid terms: event,profileme,random,sl1,retired,mispredict,trap,"
+                     "valid terms: event,profileme,random,sl1,retired,mispredict,trap,ldlat,"
                      "config,config1,config2,period,freq\n"), "unknown term: perf's message, pointing at it");
   CHECK(event_parse_msg("cpu/sl1/", &a, msg, sizeof msg) == -1 && strstr(msg, "no value assigned for term"),
         "a multi-bit term without a value is an error");
