@@ -48,6 +48,8 @@ static void usage(FILE *f)
     "                     '-e list' lists them\n"
     "  -U, --all-user     user-level accesses only\n"
     "  -K, --all-kernel   kernel-level accesses only\n"
+    "      --ldlat N      mem-loads only (-t load): keep loads whose ProfileMe window\n"
+    "                     lasted at least N cycles (1-65535; default: every load)\n"
     "  -v, --verbose      print the record arguments\n"
     "Other options go to record (see 'profileme record --help'); put the program\n"
     "after -- when its arguments look like these options.\n");
@@ -91,7 +93,7 @@ int mem_parse_type(const char *s)
 }
 
 /* mem record's options, and the arguments it leaves to record. */
-struct mrec { int op; bool rec[NEV], all_user, all_kernel, verbose, tags; char **rest; int nrest; };
+struct mrec { int op; bool rec[NEV], all_user, all_kernel, verbose, tags; unsigned ldlat; char **rest; int nrest; };
 
 /* Takes mem record's own options out of argv (up to a "--", which goes too)
  * and keeps the rest in order, as perf's PARSE_OPT_KEEP_UNKNOWN does.
@@ -120,10 +122,17 @@ static int take_options(int argc, char **argv, struct mrec *m)
     else if (!strcmp(a, "-K") || !strcmp(a, "--all-kernel")) m->all_kernel = true;
     else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) m->verbose = true;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-    else if (!strncmp(a, "--ldlat", 7)) {
-      fprintf(stderr, "profileme mem record: --ldlat: the EV67 has no load-latency threshold "
-                      "(ProfileMe samples every access; the weight is its window's cycles)\n");
-      return 2;
+    else if (!strcmp(a, "--ldlat") || !strncmp(a, "--ldlat=", 8)) {
+      /* the driver's ldlat term (config2:0-15), as perf's cpu/mem-loads,ldlat=N/P */
+      const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+      char *end = NULL;
+      unsigned long n = v ? strtoul(v, &end, 10) : 0;
+      if (!v || !*v || *end || n < 1 || n > 65535) {
+        fprintf(stderr, "profileme mem record: --ldlat takes a latency of 1 to 65535 cycles%s%s%s\n",
+                v ? ", not '" : "", v ? v : "", v ? "'" : "");
+        return 2;
+      }
+      m->ldlat = (unsigned)n;
     } else m->rest[m->nrest++] = argv[i];
   }
   for (; i < argc; i++) m->rest[m->nrest++] = argv[i];
@@ -142,6 +151,13 @@ int cmd_mem_record(int argc, char **argv, int type)
     if ((m.op & OP_LOAD) && (m.op & OP_STORE) && supported(&mem_events[EV_LDST])) m.rec[EV_LDST] = true;
     else m.rec[EV_LOAD] = m.op & OP_LOAD, m.rec[EV_STORE] = m.op & OP_STORE;
   }
+  /* perf 6.1 puts ldlat on mem-loads alone; on the load-store event it
+   * would drop every store, so it asks for -t load */
+  if (m.ldlat && !m.rec[EV_LOAD]) {
+    fprintf(stderr, "profileme mem record: --ldlat filters the mem-loads event: add -t load\n");
+    rc = 2;
+    goto out;
+  }
   char names[NEV][64];
   int n = 0;
   rec_argv[n++] = "record";
@@ -153,7 +169,11 @@ int cmd_mem_record(int argc, char **argv, int type)
       goto out;
     }
     /* perf passes --all-user/--all-kernel; record takes them as modifiers */
-    snprintf(names[j], sizeof names[j], "%s%s%s", mem_events[j].name, m.all_user ? "u" : "", m.all_kernel ? "k" : "");
+    if (j == EV_LOAD && m.ldlat)
+      snprintf(names[j], sizeof names[j], "cpu/mem-loads,ldlat=%u/P%s%s", m.ldlat, m.all_user ? "u" : "",
+               m.all_kernel ? "k" : "");
+    else
+      snprintf(names[j], sizeof names[j], "%s%s%s", mem_events[j].name, m.all_user ? "u" : "", m.all_kernel ? "k" : "");
     rec_argv[n++] = "-e";
     rec_argv[n++] = names[j];
   }

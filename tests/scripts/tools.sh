@@ -321,6 +321,24 @@ check mem-record/type-load "0|cpu/mem-loads/Pu" "$?|$(have_perf && "$PERF" evlis
 "$P" mem record -t store -U --privileged -q -c 20000 -o "$out/memrec-s.data" -- "$run_prog" >/dev/null 2>&1
 check mem-record/type-store-user "0|cpu/mem-stores/Pu|exclude_kernel: 1" \
   "$?|$(have_perf && "$PERF" evlist -v -i "$out/memrec-s.data" 2>/dev/null | grep -o -e '^cpu/mem-stores/Pu' -e 'exclude_kernel: 1' | paste -sd'|')"
+# --ldlat: the driver's ldlat term on mem-loads, every kept load's weight at
+# least N (perf script's weight field); refused without -t load and out of range
+"$P" mem -t load record --ldlat 20 -q -c 2000 -o "$out/memrec-ll.data" -- "$run_prog" >/dev/null 2>&1
+check mem-record/ldlat-runs 0 "$?"
+if have_perf; then
+  check mem-record/ldlat-event "cpu/mem-loads,ldlat=20/Pu|config2 }: 0x14" \
+    "$("$PERF" evlist -v -i "$out/memrec-ll.data" 2>/dev/null | grep -o -e '^cpu/mem-loads,ldlat=20/Pu' -e 'config2 }: 0x14' | paste -sd'|')"
+  check mem-record/ldlat-weights "0" "$("$PERF" script -i "$out/memrec-ll.data" -F weight 2>/dev/null |
+    awk '$1 < 20 { n++ } END { print n + 0 }')"
+  check mem-record/ldlat-some "1" "$("$PERF" script -i "$out/memrec-ll.data" -F weight 2>/dev/null |
+    awk 'END { print (NR > 0) }')"
+fi
+"$P" mem record --ldlat 20 -- "$run_prog" >/dev/null 2>"$out/err.txt"
+check mem-record/ldlat-needs-load "2|profileme mem record: --ldlat filters the mem-loads event: add -t load" \
+  "$?|$(head -1 "$out/err.txt")"
+"$P" mem -t load record --ldlat 0 -- "$run_prog" >/dev/null 2>"$out/err.txt"
+check mem-record/ldlat-range "2|profileme mem record: --ldlat takes a latency of 1 to 65535 cycles, not '0'" \
+  "$?|$(head -1 "$out/err.txt")"
 
 # ---- mem report ----
 if run mem mem report -i "$data" --stdio; then
