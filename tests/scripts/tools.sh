@@ -322,10 +322,17 @@ check mem-record/type-load "0|cpu/mem-loads/Pu" "$?|$(have_perf && "$PERF" evlis
 check mem-record/type-store-user "0|cpu/mem-stores/Pu|exclude_kernel: 1" \
   "$?|$(have_perf && "$PERF" evlist -v -i "$out/memrec-s.data" 2>/dev/null | grep -o -e '^cpu/mem-stores/Pu' -e 'exclude_kernel: 1' | paste -sd'|')"
 # --ldlat: the driver's ldlat term on mem-loads, every kept load's weight at
-# least N (perf script's weight field); refused without -t load and out of range
-"$P" mem -t load record --ldlat 20 -q -c 2000 -o "$out/memrec-ll.data" -- "$run_prog" >/dev/null 2>&1
+# least N (perf script's weight field); refused without -t load and out of range.
+# tools_hot.c's loop has no load: tools_loads.c has Dcache hits (weights under
+# 20 without the filter) and misses to memory (over 100)
+loads_prog=$out/loads_run
+alpha_static tests/perfdata/tools_loads.c "$loads_prog" || fail mem-record/ldlat-build "cannot build tools_loads.c"
+"$P" mem -t load record -q -c 2000 -o "$out/memrec-l0.data" -- "$loads_prog" >/dev/null 2>&1
+"$P" mem -t load record --ldlat 20 -q -c 2000 -o "$out/memrec-ll.data" -- "$loads_prog" >/dev/null 2>&1
 check mem-record/ldlat-runs 0 "$?"
 if have_perf; then
+  check mem-record/ldlat-unfiltered-has-short "1" "$("$PERF" script -i "$out/memrec-l0.data" -F weight,data_src 2>/dev/null |
+    awk '/OP LOAD/ && $1 < 20 { n++ } END { print (n > 0) }')"
   check mem-record/ldlat-event "cpu/mem-loads,ldlat=20/Pu|config2 }: 0x14" \
     "$("$PERF" evlist -v -i "$out/memrec-ll.data" 2>/dev/null | grep -o -e '^cpu/mem-loads,ldlat=20/Pu' -e 'config2 }: 0x14' | paste -sd'|')"
   check mem-record/ldlat-weights "0" "$("$PERF" script -i "$out/memrec-ll.data" -F weight 2>/dev/null |
