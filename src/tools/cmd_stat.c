@@ -167,11 +167,9 @@ static void usage(FILE *f)
     "                     gains nothing from more, and the CPUs are simulated in turn)\n"
     "      --ram SIZE     physical memory of the machine (default 1G, 64M to 64G)\n"
     "      --sysroot DIR  where absolute guest paths are looked up first\n"
-    "      --dump-fates FROM:COUNT  print the fates of fetched instructions FROM..\n"
-    "      --user         count as a normal user (default: as root; the EV67 cannot\n"
-    "                     exclude the kernel, so at paranoid 2 a normal user's\n"
-    "                     hardware events fall back to :u and are <not supported>,\n"
-    "                     as with perf)\n"
+    "      --dump-fates FROM:COUNT  print the fates of fetched instructions FROM..\n");
+  tool_machine_usage(f, "stat", 6, 21);
+  fprintf(f,
     "  -v, --verbose      perf's warnings (the fallback to user space only)\n"
     "      --paranoid N   kernel.perf_event_paranoid for the run (default 2)\n"
     "  -a, --all-cpus     count every task on every CPU (system-wide)\n"
@@ -181,7 +179,9 @@ static void usage(FILE *f)
     "Events are opened with perf_event_open on the machine's kernel. Hardware\n"
     "events follow the EV67's two-counter constraints; when they do not fit at\n"
     "once the kernel multiplexes them on its tick and stat scales them, as perf\n"
-    "stat does, printing the share of time each was counted.\n");
+    "stat does, printing the share of time each was counted. As a normal user\n"
+    "(--user) at paranoid 2, hardware events fall back to :u and are\n"
+    "<not supported>, as with perf.\n");
 }
 
 static void print_num(FILE *f, uint64_t v)
@@ -257,6 +257,7 @@ int cmd_stat(int argc, char **argv)
     { "list", no_argument, 0, 'l' }, { "seed", required_argument, 0, 'S' },
     { "sysroot", required_argument, 0, 's' }, { "help", no_argument, 0, 'h' },
     { "dump-fates", required_argument, 0, 'D' }, { "user", no_argument, 0, 'U' },
+    { "privileged", no_argument, 0, 'P' }, { "uarch", required_argument, 0, 1102 },
     { "paranoid", required_argument, 0, 'N' }, { "cpus", required_argument, 0, 'M' },
     { "all-cpus", no_argument, 0, 'a' }, { "cpu", required_argument, 0, 'C' },
     { "no-aggr", no_argument, 0, 'A' }, { "per-cpu", no_argument, 0, 'A' },
@@ -264,10 +265,9 @@ int cmd_stat(int argc, char **argv)
   };
   struct stat_run r;
   memset(&r, 0, sizeof r);
-  /* stat counts as root by default: the EV67's Aggregate counters cannot
-   * exclude the kernel, so a normal user at paranoid 2 could count nothing. */
   struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" }, .timed = true,
-                             .perf = { .paranoid = 2, .privileged = true } };
+                             .perf = { .paranoid = 2, .privileged = tool_privileged_default("stat") } };
+  struct ev67_config uarch = ev67_default_config;
   const char *sep = NULL;
   int c;
   optind = 1;
@@ -301,6 +301,8 @@ int cmd_stat(int argc, char **argv)
       break;
     }
     case 'U': mo.perf.privileged = false; break;
+    case 'P': mo.perf.privileged = true; break;
+    case 1102: if (tool_parse_uarch("stat", optarg, &uarch)) return 2; break;
     case 'M': if (tool_parse_cpus("stat", optarg, &mo.ncpus)) return 2; break;
     case 1101: if (tool_parse_ram("stat", optarg, &mo.os.ram_bytes)) return 2; break;
     case 'a': all_cpus = true; break;
@@ -320,6 +322,7 @@ int cmd_stat(int argc, char **argv)
     }
   }
   if (optind >= argc) { fprintf(stderr, "profileme stat: no program given\n"); usage(stderr); return 2; }
+  if (tool_uarch_finish("stat", &uarch, &mo)) return 2;
   if (!r.n) {
     const char *def[] = { "cycles", "instructions", "sim/branches/", "sim/branch-misses/" };
     for (int i = 0; i < 4; i++) parse_event(def[i], &r.ev[r.n++]);
