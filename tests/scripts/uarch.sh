@@ -73,6 +73,12 @@ fi
 # A window of 320 holds 16 such loads, the MAF 8: one load per 143 / 8 cycles.
 per_iter window-maf-bound inflight=320 window 20000 40000 "" "dc / dn" 17.34 18.41 \
   "cycles per iteration with a window of 320 and 8 MAF entries (143 / 8 = 17.875)"
+# With 16 MAF entries the 40 rename registers bind next (3 per iteration:
+# 13.3 iterations, 267 instructions, in flight); with 60 the window again.
+per_iter window-rename-bound inflight=320,maf_entries=16 window 20000 40000 "" "dc / dn" 10.67 11.33 \
+  "cycles per iteration, window 320, 16 MAF entries, 40 rename registers (20 x 147 / 267 = 11.0)"
+per_iter window-320 inflight=320,maf_entries=16,int_phys_regs=100 window 20000 40000 "" "dc / dn" 8.91 9.47 \
+  "cycles per iteration, window 320, 16 MAF entries, 60 rename registers (20 x 147 / 320 = 9.19)"
 # The memory latency is a parameter too: 20 x (273 + 4) / 80 = 69.25.
 per_iter window-mem-latency inflight=80,mem_latency=260 window 10000 20000 "" "dc / dn" 67.17 71.33 \
   "cycles per iteration with memory at 260 cycles (20 x 277 / 80 = 69.25)"
@@ -90,6 +96,9 @@ per_iter dcache-16k l1d_bytes=16K dsweep 8000 16000 32 "dm / dl" 0.99 1.01 \
 # ---- the fetch: six add chains, 63 instructions from a 16-byte aligned loop ----
 per_iter fetch-width-1 fetch_width=1 chains 20000 60000 6 "di / dc" 0.99 1.005 "IPC fetching 1 per cycle (63 / 63 = 1)"
 per_iter fetch-width-2 fetch_width=2 chains 20000 60000 6 "di / dc" 1.95 1.975 "IPC fetching 2 per cycle (63 / 32 blocks = 1.969)"
+# Wider than 4 gains nothing here: the upper subcluster's two pipes take 32
+# of the 63 instructions (slotting), 16 cycles, as the fetch did.
+per_iter fetch-width-8 fetch_width=8 chains 20000 60000 6 "di / dc" 3.86 3.94 "IPC fetching 8 per cycle (63 / 16 = 3.94, the upper pipes bind)"
 
 # ---- every parameter offered is honoured ----
 # Each at its minimum, or at its maximum where the minimum is the default,
