@@ -248,18 +248,21 @@ int ev67_config_parse(struct ev67_config *c, const char *list, char *why, size_t
     s += n;
     while (*s && *s != ',' && *s != '\n') s++;
     char *eq = strchr(item, '=');
-    if (!eq || eq == item || !eq[1]) {
+    if (!eq || eq == item || !eq[1 + strspn(eq + 1, " \t")]) {
       snprintf(why, len, "'%s': want KEY=VALUE ('profileme list --uarch' lists the keys)", item);
       return -1;
     }
     *eq = 0;
+    char *val = eq + 1;
+    for (char *k = eq; k > item && (k[-1] == ' ' || k[-1] == '\t'); k--) k[-1] = 0;
+    while (*val == ' ' || *val == '\t') val++;
     const struct ev67_param *p = ev67_param_find(item);
     if (!p) {
       snprintf(why, len, "'%s': no such parameter ('profileme list --uarch' lists them)", item);
       return -1;
     }
     unsigned v;
-    if (parse_value(p, eq + 1, &v, why, len)) return -1;
+    if (parse_value(p, val, &v, why, len)) return -1;
     param_put(c, p, v);
   }
   return 0;
