@@ -19,7 +19,8 @@ makes of its frames (src/models/data.h, handleFrame): each frame is a
 location; its symbol is the one defined for it or, when none is, its parent's
 (and the parent is then not visited again); the parents after it are the
 frames it was inlined into. A symbol without a name (hotspot's "??") is
-printed as "[BINARY]".
+printed as "[BINARY]"; a kernel symbol's binary as "[kernel.kallsyms]"
+(perfparser names none).
 
 usage: qperfstream.py STREAM MODE
   self      "BINARY\\tSYMBOL\\tSAMPLES\\tCOST" per leaf symbol (hotspot's
@@ -28,7 +29,11 @@ usage: qperfstream.py STREAM MODE
             once for every distinct symbol of its stack (hotspot's inclusive
             cost, its recursion guard)
   folded    "COMM;root;...;leaf COUNT" per distinct stack
+  addrs     "ADDR,ADDR,..." per sample: its frames' addresses, leaf first,
+            in hex (perfparser's frames: the sampled ip, unless the chain
+            starts with it, then the chain's entries)
   frames    "MAXFRAMES" the most symbols one sample has
+  cpus      "N" the number of CPUs with samples
   stats     "samples N guessed N errors N" and each error message
 Exit status 1 when the stream is malformed.
 """
@@ -106,7 +111,7 @@ def load(path):
             frames = r.vector("i")
             guessed = r.take("B")
             costs = r.vector("iQ")
-            samples.append((pid, tid, frames, guessed, costs))
+            samples.append((pid, tid, frames, guessed, costs, cpu))
         elif t == ERROR:
             code = r.take("i")
             errors.append("%d: %s" % (code, r.qstring()))
@@ -114,7 +119,7 @@ def load(path):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[2] not in ("self", "children", "folded", "frames", "stats"):
+    if len(sys.argv) != 3 or sys.argv[2] not in ("self", "children", "folded", "addrs", "frames", "cpus", "stats"):
         sys.stderr.write(__doc__)
         return 2
     try:
@@ -126,7 +131,8 @@ def main():
 
     def symbol_name(sid):
         name, binary, path, kernel = symbols.get(sid, (-1, -1, -1, False))
-        b = strings.get(binary, "")
+        # perfparser gives kernel symbols (kallsyms) no binary name
+        b = "[kernel.kallsyms]" if kernel else strings.get(binary, "")
         return b, strings.get(name) or "[%s]" % b
 
     def stack(frames):
@@ -151,13 +157,20 @@ def main():
         for e in errors:
             print(e)
         return 0
+    if mode == "addrs":
+        for s in samples:
+            print(",".join("%x" % locations.get(f, (0, -1))[0] for f in s[2]))
+        return 0
+    if mode == "cpus":
+        print(len({s[5] for s in samples}))
+        return 0
     if mode == "frames":
         print(max((len(stack(s[2])) for s in samples), default=0))
         return 0
     if mode == "self":
         n, cost = Counter(), Counter()
         total = [0, 0]
-        for pid, tid, frames, guessed, costs in samples:
+        for pid, tid, frames, guessed, costs, cpu in samples:
             c = sum(v for a, v in costs)
             total[0] += 1
             total[1] += c
@@ -170,7 +183,7 @@ def main():
         print("#total %d %d" % tuple(total))
     elif mode == "children":
         cost = Counter()
-        for pid, tid, frames, guessed, costs in samples:
+        for pid, tid, frames, guessed, costs, cpu in samples:
             c = sum(v for a, v in costs)
             for key in set(stack(frames)):
                 cost[key] += c
@@ -178,7 +191,7 @@ def main():
             print("%s\t%s\t%d" % (key[0], key[1], cost[key]))
     elif mode == "folded":
         folded = Counter()
-        for pid, tid, frames, guessed, costs in samples:
+        for pid, tid, frames, guessed, costs, cpu in samples:
             names = [k[1] for k in reversed(stack(frames))]
             folded[";".join([strings.get(comms.get(tid, -1), "")] + names)] += 1
         for k in sorted(folded):
