@@ -23,22 +23,14 @@
 # hotspot refuses arch "alpha" (no register table: exit status 6, "No
 # information about CPU architecture found"), checked first; the files are
 # given to it through `profileme inject --arch x86` (records unchanged).
-# Skipped with a note when hotspot is not installed (scripts/setup.sh
-# installs it).
+# Also checked whatever is installed: inject --arch's header and records.
+# The hotspot checks are skipped with a note when hotspot is not installed
+# (scripts/setup.sh installs it).
 set -u
 . "$(dirname "$0")/../lib/common.bash"
 cd "$root"
 pass() { echo "PASS hotspot/$1"; }
 fail() { echo "FAIL hotspot/$1: $2"; }
-pp=${HOTSPOT_PERFPARSER:-}
-if [ -z "$pp" ]; then
-  for d in /usr/lib/*/libexec /usr/libexec; do
-    [ -x "$d/hotspot-perfparser" ] && { pp=$d/hotspot-perfparser; break; }
-  done
-fi
-if [ -z "$pp" ]; then
-  echo "hotspot: hotspot-perfparser not installed (scripts/setup.sh installs hotspot): not checked"; exit 0
-fi
 qps=tests/lib/qperfstream.py
 out=$BUILD/hotspot
 mkdir -p "$out"
@@ -50,19 +42,57 @@ alpha_static tests/viewers/cat.c "$kcat" || { fail build "cat.c does not build";
 "$PROFILEME" run --privileged "$kcat" /proc/kallsyms >"$out/kallsyms" 2>"$out/kallsyms.err" ||
   fail kallsyms "reading the guest's /proc/kallsyms failed: $(head -2 "$out/kallsyms.err")"
 
-# The recordings, side by side (two CPUs): record's options and program.
+# The recordings, side by side (two CPUs), in a fixed environment (the
+# guest gets it, and its size moves the stack): options and program.
 declare -A opts=([flat]="" [fp]="-g" [dwarf]="--call-graph dwarf" [atrecord]="--call-graph dwarf --unwind-at-record"
                  [system]="-a --cpus 2 --privileged")
 for n in flat fp dwarf atrecord system; do
   prog=("$cg" 2) freq=20000
   [ $n = system ] && prog=("$thr") freq=50000
   # shellcheck disable=SC2086
-  "$PROFILEME" record -q ${opts[$n]} -F $freq -o "$out/$n.data" "${prog[@]}" >/dev/null 2>"$out/$n.rec.err" &
+  env -i PATH=/usr/bin:/bin LC_ALL=C HOME=/home/guest "$PROFILEME" record -q ${opts[$n]} -F $freq -o "$out/$n.data" "${prog[@]}" >/dev/null 2>"$out/$n.rec.err" &
 done
 wait
 for n in flat fp dwarf atrecord system; do
   [ -s "$out/$n.data" ] || fail "$n" "record failed: $(head -2 "$out/$n.rec.err")"
 done
+
+# inject --arch, whatever viewer is installed: the header says the new
+# arch (Linux perf reads it) and the records are the same (perf script's
+# reading of both files is); a bad name is refused.
+if [ -s "$out/atrecord.data" ] && "$PROFILEME" inject -q --arch x86 -i "$out/atrecord.data" -o "$out/inj.data" 2>"$out/inj.err"; then
+  if command -v perf >/dev/null; then
+    a1=$(perf report -i "$out/inj.data" --header-only 2>/dev/null | sed -n 's/^# arch : //p')
+    perf script -i "$out/atrecord.data" -F comm,tid,time,ip,sym,period 2>/dev/null >"$out/inj.want"
+    perf script -i "$out/inj.data" -F comm,tid,time,ip,sym,period 2>/dev/null >"$out/inj.got"
+  else
+    a1=$("$PROFILEME" report -i "$out/inj.data" --header-only 2>/dev/null | sed -n 's/^# arch : //p')
+    "$PROFILEME" script -i "$out/atrecord.data" >"$out/inj.want" 2>/dev/null
+    "$PROFILEME" script -i "$out/inj.data" >"$out/inj.got" 2>/dev/null
+  fi
+  if [ "$a1" = x86 ] && [ -s "$out/inj.want" ] && cmp -s "$out/inj.want" "$out/inj.got"; then
+    pass "inject-arch: arch x86 in the header, the $(grep -c . "$out/inj.got") lines of perf script the same"
+  else
+    fail inject-arch "arch '$a1', script output $(cmp -s "$out/inj.want" "$out/inj.got" && echo same || echo differs)"
+  fi
+else
+  fail inject-arch "inject --arch failed: $(head -2 "$out/inj.err" 2>/dev/null)"
+fi
+"$PROFILEME" inject --arch 'x 86' -i "$out/flat.data" -o "$out/bad.data" 2>"$out/bad.err"
+st=$?
+grep -q 'wants a machine name' "$out/bad.err" && [ $st = 2 ] && [ ! -e "$out/bad.data" ] &&
+  pass "inject-arch-bad: 'x 86' refused with status 2: $(head -1 "$out/bad.err")" ||
+  fail inject-arch-bad "status $st: $(head -1 "$out/bad.err")"
+
+pp=${HOTSPOT_PERFPARSER:-}
+if [ -z "$pp" ]; then
+  for d in /usr/lib/*/libexec /usr/libexec; do
+    [ -x "$d/hotspot-perfparser" ] && { pp=$d/hotspot-perfparser; break; }
+  done
+fi
+if [ -z "$pp" ]; then
+  echo "hotspot: hotspot-perfparser not installed (scripts/setup.sh installs hotspot): not checked"; exit 0
+fi
 
 # The refusal of arch "alpha", as recorded.
 "$pp" --input "$out/flat.data" --output "$out/flat.orig.qps" >/dev/null 2>"$out/flat.orig.err"

@@ -47,7 +47,7 @@ for n in "${names[@]}"; do
   prog=("$cg" 2) freq=20000
   [ $n = system ] && prog=("$thr") freq=50000
   # shellcheck disable=SC2086
-  "$PROFILEME" record -q ${opts[$n]} -F $freq -o "$out/$n.data" "${prog[@]}" >/dev/null 2>"$out/$n.rec.err" &
+  env -i PATH=/usr/bin:/bin LC_ALL=C HOME=/home/guest "$PROFILEME" record -q ${opts[$n]} -F $freq -o "$out/$n.data" "${prog[@]}" >/dev/null 2>"$out/$n.rec.err" &
 done
 wait
 files=()
