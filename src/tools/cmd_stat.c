@@ -481,6 +481,11 @@ int cmd_stat(int argc, char **argv)
     fprintf(stderr, "\n %17.9f seconds time elapsed\n\n", (double)mp.ns / 1e9);
     fprintf(stderr, " %17.9f seconds host time, %.1f guest MIPS (guest time: cycles at %d MHz)\n\n",
             host_s, host_s > 0 ? (double)mp.insns / host_s / 1e6 : 0.0, MACHINE_CLOCK_MHZ);
+    if (mo.uarch) {   /* counts from a what-if machine say so */
+      char what[2048];
+      ev67_config_format(mo.uarch, false, what, sizeof what);
+      fprintf(stderr, " a what-if EV67: %s (the rest as the HRM's)\n\n", what);
+    }
   }
   close_events(&r);
   rc = tool_exit_status(status);

@@ -193,6 +193,11 @@ if command -v "$PERF" >/dev/null; then
 else
   echo "FAIL uarch/perf-reads: $PERF not installed (scripts/setup.sh installs linux-perf)"
 fi
+st=$("$PROFILEME" stat -e sim/cycles/ --uarch @good.uarch -- ./dsweep 1000 2>&1 >/dev/null)
+st0=$("$PROFILEME" stat -e sim/cycles/ -- ./dsweep 1000 2>&1 >/dev/null)
+if grep -q '^ a what-if EV67: inflight=160 (the rest as the HRM.s)$' <<<"$st" && ! grep -q 'what-if' <<<"$st0"; then
+  echo "PASS uarch/stat-says: stat's footer names a what-if machine's changes, and nothing for the HRM's"
+else echo "FAIL uarch/stat-says: $(grep -c what-if <<<"$st") / $(grep -c what-if <<<"$st0") what-if lines"; fi
 params=$(sed -n 's/^# uarch params : //p' what.hdr)
 printf '%s\n' "$params" | tr ',' '\n' >replay.uarch
 a=$(counts inflight=160 sim/cycles/,sim/instructions/u ./window 20000)
