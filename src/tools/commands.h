@@ -50,6 +50,9 @@ int cmd_inject(int argc, char **argv);
  * cycles per instruction joining them with ProfileMe samples (cmd_cpi.c). */
 int cmd_dcpi_cpi(int argc, char **argv, bool cpi);
 
+/* profileme diff [-c delta|ratio|wdiff:W1,W2] [OLD] [NEW...]: perf diff. */
+int cmd_diff(int argc, char **argv);
+
 /* profileme list: the events and the cpu PMU format. */
 int cmd_list(int argc, char **argv);
 
