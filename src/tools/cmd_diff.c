@@ -1,5 +1,5 @@
 /* `profileme diff`: perf diff 6.1 (tools/perf/builtin-diff.c) over two or
- * more perf.data files.
+ * more perf.data files; --dcpi is DCPI's dcpidiff (cmd_diff_dcpi.c).
  *
  * What perf diff does, and so what this does: each file's samples are summed
  * per entry of the sort keys (dso,symbol), then collapsed by name (perf's
@@ -115,6 +115,8 @@ static void usage(FILE *f)
     "                        of all (default absolute)\n"
     "      --symfs DIR       look for the recorded files under DIR\n"
     "  -q, --quiet           no headers\n"
+    "      --dcpi            ProfileMe statuses compared per symbol, instruction or\n"
+    "                        line, as DCPI's dcpidiff (profileme diff --dcpi --help)\n"
     "Exit status: 0 success, 1 unreadable or malformed input, 2 bad options.\n");
 }
 
@@ -659,6 +661,8 @@ static void release(struct diff *d)
 
 int cmd_diff(int argc, char **argv)
 {
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+    if (!strcmp(argv[i], "--dcpi")) return cmd_diff_dcpi(argc, argv);
   enum { O_SYMFS = 256, O_PID, O_TID, O_PERCENTAGE };
   static const struct option opts[] = {
     { "compute", required_argument, NULL, 'c' }, { "order", required_argument, NULL, 'o' },

@@ -52,6 +52,8 @@ int cmd_dcpi_cpi(int argc, char **argv, bool cpi);
 
 /* profileme diff [-c delta|ratio|wdiff:W1,W2] [OLD] [NEW...]: perf diff. */
 int cmd_diff(int argc, char **argv);
+/* profileme diff --dcpi ...: ProfileMe statuses compared, dcpidiff style (cmd_diff_dcpi.c). */
+int cmd_diff_dcpi(int argc, char **argv);
 
 /* profileme list: the events and the cpu PMU format. */
 int cmd_list(int argc, char **argv);
