@@ -55,6 +55,10 @@ int cmd_diff(int argc, char **argv);
 /* profileme diff --dcpi ...: ProfileMe statuses compared, dcpidiff style (cmd_diff_dcpi.c). */
 int cmd_diff_dcpi(int argc, char **argv);
 
+/* profileme data convert --to-callgrind FILE [-i IN]: perf data convert,
+ * to Valgrind's callgrind format (KCachegrind, callgrind_annotate). */
+int cmd_data(int argc, char **argv);
+
 /* profileme list: the events and the cpu PMU format. */
 int cmd_list(int argc, char **argv);
 
