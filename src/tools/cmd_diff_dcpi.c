@@ -299,7 +299,7 @@ static int compare(struct ddiff *d)
     if (!any) continue;
     printf("\n# %s of '%s': %s%s\n", quants[q].name, evname,
            d->exact ? "exact (record --truth)" : "estimated (the samples' period)",
-           q ? "" : ", instances fetched");
+           q ? "" : ", the instances the event could keep");
     printf("#  range%%            old            new      ratio  %s\n",
            d->by == BY_SYM ? "symbol (dso)" : d->by == BY_INSN ? "symbol+offset (dso)" : "file:line symbol (dso)");
     printf("  %7s", "total");
