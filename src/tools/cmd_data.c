@@ -9,8 +9,11 @@
  * and DWARF source line): Samples, Period (what report's overhead sums),
  * Weight (the PCTR1 window count), then for ProfileMe events the samples
  * with each status (Retired, Killed, Mispredict, Trap, DTBMiss, Unaligned,
- * MapStall), and with `record --truth` the exact counts (ExCount, the
- * instances the event could keep, then ExRetired ... ExMapStall).
+ * MapStall), with `record --truth` the exact counts (ExCount, the
+ * instances the event could keep, then ExRetired ... ExMapStall), and when
+ * the file has an instruction trace (`record -e trace//`, user code) the
+ * exact executions it decodes (Exec, as `dcpi --exec` counts them); a
+ * trace alone, without samples, gives a file of Exec only.
  * Functions are symbols (an unresolved address is a function named by it,
  * as report lists it), objects their DSOs, files their DWARF source files
  * (lines of another file inside a function are marked fi=/fe=).
@@ -28,7 +31,9 @@
 #include "analysis/hist.h"
 #include "analysis/pm_status.h"
 #include "analysis/session.h"
+#include "analysis/itrace_session.h"
 #include "tools/commands.h"
+#include "tools/itrace_args.h"
 #include "util/err.h"
 #include <errno.h>
 #include <getopt.h>
@@ -38,7 +43,7 @@
 #include <string.h>
 
 /* The event types: name, long name for KCachegrind, and what each sums. */
-enum src { S_SAMPLES, S_PERIOD, S_WEIGHT, S_STATUS, S_EXACT };
+enum src { S_SAMPLES, S_PERIOD, S_WEIGHT, S_STATUS, S_EXACT, S_TRACE };
 static const struct { const char *name, *desc; enum src src; uint64_t bits; } ctypes[] = {
   { "Samples", "samples", S_SAMPLES, 0 },
   { "Period", "sampled period (report's overhead)", S_PERIOD, 0 },
@@ -58,6 +63,7 @@ static const struct { const char *name, *desc; enum src src; uint64_t bits; } ct
   { "ExDTBMiss", "exact instances with a DTB miss", S_EXACT, PM_ST_DTB_MISS },
   { "ExUnaligned", "exact instances unaligned", S_EXACT, PM_ST_UNALIGNED },
   { "ExMapStall", "exact instances stalled before map", S_EXACT, PM_ST_MAP_STALL },
+  { "Exec", "exact executions (the instruction trace, record -e trace//)", S_TRACE, 0 },
 };
 #define NCT (sizeof ctypes / sizeof ctypes[0])
 
@@ -72,7 +78,7 @@ struct aval { uint64_t calls; uint64_t c[NCT]; };
 
 struct conv {
   const char *event;
-  size_t ev;
+  size_t ev;                     /* SIZE_MAX: none (a trace without samples) */
   bool pm, truth;                /* the event has ProfileMe payloads; the file truth for it */
   bool on[NCT];                  /* the event types written */
   struct exact_event ex;
@@ -82,6 +88,8 @@ struct conv {
   bool chains;
   unsigned insn_size;            /* the call site is the return address less this */
   uint64_t bad_chains;
+  bool trace;                    /* the file has an instruction trace */
+  struct itrace_counts *exec;    /* its exact counts */
 };
 
 static void usage(FILE *f)
@@ -94,14 +102,15 @@ static void usage(FILE *f)
     "                        and source line the samples, their period and PCTR1\n"
     "                        weight, the ProfileMe statuses (retired, killed,\n"
     "                        mispredict, trap, DTB miss, unaligned, map stall) and,\n"
-    "                        with record --truth, the exact counts; call arcs from\n"
-    "                        the call chains\n"
+    "                        with record --truth, the exact counts, with an\n"
+    "                        instruction trace (record -e trace//) the exact\n"
+    "                        executions; call arcs from the call chains\n"
     "  -i, --input FILE      perf.data file (default: perf.data)\n"
     "  -e, --event NAME      the event converted (default: the first with samples)\n"
     "      --symfs DIR       look for the recorded files under DIR\n"
     "  -f, --force           accepted for perf's sake (FILE is always overwritten)\n"
-    "Exit status: 0 success, 1 unreadable input or output, no samples or no such\n"
-    "event, 2 bad options.\n");
+    "Exit status: 0 success, 1 unreadable input or output, neither samples nor a\n"
+    "trace, or no such event, 2 bad options.\n");
 }
 
 static void fkey_of(const struct sym_loc *loc, uint64_t ip, struct fkey *k)
@@ -128,7 +137,7 @@ static void sample_costs(const struct conv *cv, const struct pd_sample *smp, uin
     case S_PERIOD: c[i] = smp->period; break;
     case S_WEIGHT: c[i] = smp->weight; break;
     case S_STATUS: c[i] = pm && (raw.status & ctypes[i].bits); break;
-    case S_EXACT: break;
+    case S_EXACT: case S_TRACE: break;
     }
   }
 }
@@ -222,6 +231,35 @@ static int add_truth(struct conv *cv, struct session *s)
       uint64_t x;
       if (ctypes[c].src == S_EXACT && exact_value(&cv->ex, &v->ex, ctypes[c].bits, &x)) v->c[c] = x;
     }
+  }
+  return 0;
+}
+
+/* The trace's blocks, counted per (pid, pc). */
+static int on_block(void *ctx, struct session *s, const struct itrace_sblock *b)
+{
+  struct conv *cv = ctx;
+  (void)s;
+  return itrace_counts_add(cv->exec, b->b);
+}
+
+/* The trace's exact executions, resolved in the user maps of their process
+ * (the trace follows user code). */
+static int add_exec(struct conv *cv, struct session *s)
+{
+  size_t n, ex = 0;
+  while (ctypes[ex].src != S_TRACE) ex++;
+  const struct itrace_pc_count *c = itrace_counts_get(cv->exec, &n);
+  for (size_t i = 0; i < n; i++) {
+    struct sym_loc loc;
+    sym_resolve(s->m, c[i].pid, PERF_RECORD_MISC_USER, c[i].pc, &loc);
+    struct ikey k;
+    memset(&k, 0, sizeof k);
+    fkey_of(&loc, c[i].pc, &k.f);
+    k.pc = pc_of(&loc, c[i].pc);
+    struct ival *v = hist_get(cv->insns, &k);
+    if (!v) return PM_ENOMEM;
+    v->c[ex] += c[i].n;
   }
   return 0;
 }
@@ -376,7 +414,8 @@ static int write_callgrind(const struct conv *cv, const struct session *s, FILE 
     const char *cmd = pd_reader_env(s->r, "cmdline");
     fprintf(o, "# callgrind format\nversion: 1\ncreator: profileme data convert --to-callgrind\n");
     fprintf(o, "cmd: %s\npart: 1\n\n", cmd ? cmd : s->path);
-    fprintf(o, "desc: Event: %s\ndesc: Source: %s\n", pd_reader_event(s->r, cv->ev)->name, s->path);
+    fprintf(o, "desc: Event: %s\ndesc: Source: %s\n",
+            cv->ev == SIZE_MAX ? "(none: the trace)" : pd_reader_event(s->r, cv->ev)->name, s->path);
     fprintf(o, "\npositions: instr line\n");
     for (size_t t = 0; t < NCT; t++)
       if (cv->on[t]) fprintf(o, "event: %s : %s\n", ctypes[t].name, ctypes[t].desc);
@@ -458,6 +497,7 @@ static int convert(struct conv *cv, const char *input, const char *symfs, const 
   const char *path = input ? input : "perf.data";
   struct first fs = { false, 0 };
   if (!cv->event && probe(path, symfs, first_sample, &fs)) return 1;
+  cv->trace = itrace_file_has_trace(path);
   struct session s;
   if (session_open(&s, input, symfs)) {
     fprintf(stderr, "profileme data: %s\n", s.err);
@@ -465,7 +505,7 @@ static int convert(struct conv *cv, const char *input, const char *symfs, const 
   }
   int rc = 1;
   FILE *o = NULL;
-  cv->ev = fs.ev;
+  cv->ev = cv->event || fs.any ? fs.ev : SIZE_MAX;
   bool found = !cv->event;
   for (size_t i = 0; cv->event && i < pd_reader_nevents(s.r); i++)
     if (!strcmp(pd_reader_event(s.r, i)->name, cv->event)) cv->ev = i, found = true;
@@ -475,26 +515,32 @@ static int convert(struct conv *cv, const char *input, const char *symfs, const 
   bool dwarf = false;
   if (!found) {
     fprintf(stderr, "profileme data: %s: no event named '%s'\n", s.path, cv->event);
-  } else if (!cv->event && !fs.any) {
-    fprintf(stderr, "profileme data: %s: no samples\n", s.path);
-  } else if (probe(path, symfs, probe_pm, &pp)) {
-  } else if (exact_event_init(&cv->ex, pd_reader_event(s.r, cv->ev), truth, ntruth) ||
+  } else if (!cv->event && !fs.any && !cv->trace) {
+    fprintf(stderr, "profileme data: %s: no samples and no instruction trace\n", s.path);
+  } else if (cv->ev != SIZE_MAX && probe(path, symfs, probe_pm, &pp)) {
+  } else if ((cv->ev != SIZE_MAX && exact_event_init(&cv->ex, pd_reader_event(s.r, cv->ev), truth, ntruth)) ||
              !(cv->insns = hist_create(sizeof(struct ikey), sizeof(struct ival))) ||
-             !(cv->arcs = hist_create(sizeof(struct akey), sizeof(struct aval)))) {
+             !(cv->arcs = hist_create(sizeof(struct akey), sizeof(struct aval))) ||
+             (cv->trace && !(cv->exec = itrace_counts_create()))) {
     fprintf(stderr, "profileme data: %s\n", pm_strerror(PM_ENOMEM));
   } else {
     cv->pm = pp.pm;
     cv->truth = cv->ex.on && cv->ex.total_known;
+    bool smp = cv->ev != SIZE_MAX;
     for (size_t t = 0; t < NCT; t++)
-      cv->on[t] = ctypes[t].src == S_SAMPLES || ctypes[t].src == S_PERIOD || (ctypes[t].src == S_WEIGHT && cv->pm) ||
-                  (ctypes[t].src == S_STATUS && cv->pm) || (ctypes[t].src == S_EXACT && cv->truth);
+      cv->on[t] = (smp && (ctypes[t].src == S_SAMPLES || ctypes[t].src == S_PERIOD)) ||
+                  (ctypes[t].src == S_WEIGHT && cv->pm) || (ctypes[t].src == S_STATUS && cv->pm) ||
+                  (ctypes[t].src == S_EXACT && cv->truth) || (ctypes[t].src == S_TRACE && cv->trace);
     cv->chains = cc_file_has_chains(&s, &dwarf);
     if (dwarf) cc_unwinder_for(&s, &cv->uw);
     const char *arch = pd_reader_env(s.r, "arch");
     cv->insn_size = arch && !strcmp(arch, "alpha") ? 4 : 1;
-    if (session_run(&s, on_record, cv)) {
+    struct itrace_pass_ops ops = { on_record, on_block, NULL };
+    struct itrace_summary sum;
+    memset(&sum, 0, sizeof sum);
+    if (cv->trace ? itrace_pass(&s, &ops, cv, &sum) : session_run(&s, on_record, cv)) {
       fprintf(stderr, "profileme data: %s: %s\n", s.path, s.err);
-    } else if (add_truth(cv, &s)) {
+    } else if (add_truth(cv, &s) || (cv->trace && add_exec(cv, &s))) {
       fprintf(stderr, "profileme data: %s\n", pm_strerror(PM_ENOMEM));
     } else if (!(o = strcmp(out, "-") ? fopen(out, "w") : stdout)) {
       fprintf(stderr, "profileme data: %s: cannot write: %s\n", out, strerror(errno));
@@ -507,12 +553,16 @@ static int convert(struct conv *cv, const char *input, const char *symfs, const 
       if (o != stdout) o = NULL;
       rc = 0;
     }
+    if (cv->trace && sum.st.errors)   /* as dcpi --exec says it */
+      fprintf(stderr, "profileme data: %" PRIu64 " trace decode errors (%" PRIu64 " bytes lost): Exec counts near them are low\n",
+              sum.st.errors, sum.st.lost_bytes);
   }
   if (o && o != stdout) fclose(o);
   if (cv->bad_chains)
     fprintf(stderr, "profileme data: %" PRIu64 " callchains with an unknown context marker were dropped\n", cv->bad_chains);
   hist_destroy(cv->insns);
   hist_destroy(cv->arcs);
+  itrace_counts_destroy(cv->exec);
   exact_event_free(&cv->ex);
   cc_frames_free(&cv->frames);
   cc_unwinder_release(&cv->uw);

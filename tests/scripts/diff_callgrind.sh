@@ -138,6 +138,7 @@ rec flat2 --truth -- "$bin" 400000 600000 || exit 1
 rec dwarf --call-graph dwarf -- "$bin" 1000000 300000
 rec atrec --call-graph dwarf --unwind-at-record -- "$bin" 1000000 300000
 rec sys -a --cpus 2 --privileged -g -- "$bin" 1000000 300000
+rec trace -e trace// -m 64,1024 -- "$bin" 1000000 300000   # 8 MB of AUX area: no data lost
 
 if have_perf; then
   perf_diff perf-diff/alpha "$SETS" "$out/flat.data" "$out/flat2.data"
@@ -313,4 +314,44 @@ cg_check flat 0
 [ -f "$out/dwarf.data" ] && cg_check dwarf 1
 [ -f "$out/atrec.data" ] && cg_check atrec 1
 [ -f "$out/sys.data" ] && cg_check sys 0
+
+# The instruction trace alone: Exec per function as dcpi --exec counts it,
+# in all the instructions the run executed (run --stats, same environment),
+# and sum_loop's loop at its trip count.
+if [ -f "$out/trace.data" ] && $P data convert -i "$out/trace.data" --to-callgrind "$out/trace.cg" 2>"$out/err.txt"; then
+  (cd / && callgrind_annotate --threshold=100 --auto=no --show-percs=no "$out/trace.cg") >"$out/trace.ca" 2>&1
+  $P dcpi --exec -i "$out/trace.data" --by sym -x , >"$out/trace.exec" 2>/dev/null
+  insns=$($P run --stats "$bin" 1000000 300000 2>&1 | sed -n 's/^profileme: \([0-9]*\) instructions.*/\1/p')
+  python3 - "$out/trace.ca" "$out/trace.exec" "$out/trace.cg" "${insns:-0}" <<'PY'
+import csv, re, sys
+ca, ex, cg, insns = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+names = {}
+def ok(check, good, detail):
+    print('%s diff_callgrind/callgrind/trace/%s%s' % ('PASS' if good else 'FAIL', check, (' (' if good else ': ') + detail + (')' if good else '')))
+got, total = {}, None
+for l in open(ca):
+    l = l.rstrip('\n')
+    m = re.match(r'^\s*([\d,]+)\s+PROGRAM TOTALS', l)
+    if m: total = int(m.group(1).replace(',', ''))
+    m = re.match(r'^\s*([\d,]+)\s+(\S[^ ]*:[^ ]+)(?: \[.*\])?$', l)
+    if m and total is not None:
+        fn = m.group(2).rsplit(':', 1)[1]
+        got[fn] = got.get(fn, 0) + int(m.group(1).replace(',', ''))
+want = {}
+for r in csv.DictReader(open(ex)):
+    if r['symbol'] and not r['symbol'].startswith('['): want[r['symbol']] = want.get(r['symbol'], 0) + int(r['exec'])
+got = {k: v for k, v in got.items() if v and not k.startswith('0x')}
+ok('exec-as-dcpi-exec', got == want and len(want) > 10, '%d functions' % len(want) if got == want else
+   'differ: %s' % sorted(set(got.items()) ^ set(want.items()))[:4])
+ok('exec-total-as-run', total == insns, '%s instructions' % total if total == insns else '%s against run --stats %d' % (total, insns))
+loop, fn = [], None
+for l in open(cg):
+    m = re.match(r'^fn=\((\d+)\)(?: (.*))?$', l.rstrip('\n'))
+    if m: fn = m.group(2) if m.group(2) else names.get(m.group(1)); names[m.group(1)] = fn; continue
+    if fn == 'sum_loop' and l.startswith('0x'): loop.append(int(l.split()[2]))
+ok('exec-loop-trip-count', loop.count(1250000) == 4, 'sum_loop: 4 x 1250000' if loop.count(1250000) == 4 else str(loop))
+PY
+else
+  fail callgrind/trace/convert "$(head -c 200 "$out/err.txt" 2>/dev/null)"
+fi
 exit 0
