@@ -219,7 +219,9 @@ name, base, chains, src = sys.argv[1], sys.argv[2], sys.argv[3] == '1', sys.argv
 def ok(check, good, detail):
     print('%s diff_callgrind/callgrind/%s/%s%s' % ('PASS' if good else 'FAIL', name, check, (' (' if good else ': ') + detail + (')' if good else '')))
 # callgrind_annotate's function table: events, then rows "n n n ... file:fn [obj]"
-def ca_table(path):
+def ca_table(path, primary_only=False):
+    # primary_only: only the rows with the object, the function's own file
+    # (inclusive costs: its lines from other files are inside its calls')
     lines = open(path).read().split('\n')
     events, rows, total = None, {}, None
     for i, l in enumerate(lines):
@@ -229,7 +231,7 @@ def ca_table(path):
         # "file:fn [obj]"; a function's lines in another file (fi=) come
         # as "file2:fn" without the object: summed by function name
         m = re.match(r'^\s*([\d,.]+(?:\s+[\d,.]+)*)\s+(\S[^ ]*:[^ ]+)(?: \[(.*)\])?$', l)
-        if m and total is not None:
+        if m and total is not None and (m.group(3) or not primary_only):
             vals = [int(x.replace(',', '')) if x != '.' else 0 for x in m.group(1).split()]
             fn = m.group(2).rsplit(':', 1)[1]
             acc = rows.setdefault(fn, [0] * len(vals))
@@ -277,7 +279,7 @@ if 'ExCount' in idx:
             if (v[idx[e]] if v else 0) != int(r[c + '_exact']): bad.append((r['symbol'], e))
     ok('exact-as-dcpi', not bad and n > 0, '%d figures' % n if not bad else 'differ: %s' % bad[:4])
 if chains:
-    ev, tot_i, inc = ca_table(base + '.cai')
+    ev, tot_i, inc = ca_table(base + '.cai', True)
     want = {}
     for l in open(base + '.repc'):
         m = re.match(r'^\s+([\d.]+)%\s+([\d.]+)%\s+\S+\s+\[.\] (.*)$', l)
