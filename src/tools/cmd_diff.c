@@ -244,14 +244,12 @@ static int collapse_cmp(const struct diff *d, const struct dent *a, const struct
   return 0;
 }
 
-static const struct diff *sort_d;      /* qsort has no context argument */
-
 /* perf's entries_in order within one collapsed entry: the symbol's start
  * address, or the unresolved address; the first one is kept. */
-static int raw_cmp(const void *pa, const void *pb)
+static int raw_cmp(const void *pa, const void *pb, void *ctx)
 {
   const struct dent *a = pa, *b = pb;
-  int c = collapse_cmp(sort_d, a, b);
+  int c = collapse_cmp(ctx, a, b);
   if (c) return c;
   uint64_t x = a->sym ? a->sym->start : a->addr, y = b->sym ? b->sym->start : b->addr;
   return x < y ? -1 : x > y;
@@ -286,8 +284,7 @@ static int collapse(const struct diff *d, struct hist *raw, struct dhists *h)
     all[i].filtered = v->filtered;
     all[i].period = v->period;
   }
-  sort_d = d;
-  qsort(all, n, sizeof *all, raw_cmp);
+  qsort_r(all, n, sizeof *all, raw_cmp, (void *)d);
   int rc = 0;
   for (size_t i = 0; i < n && !rc; i++) {
     if (h->n && !collapse_cmp(d, &h->e[h->n - 1], &all[i])) h->e[h->n - 1].period += all[i].period;
@@ -434,9 +431,9 @@ static int cmp_column(const struct diff *d, const struct dent *a, const struct d
   return cmp_value(d, pa, pb);
 }
 
-static int out_cmp(const void *pa, const void *pb)
+static int out_cmp(const void *pa, const void *pb, void *ctx)
 {
-  const struct diff *d = sort_d;
+  const struct diff *d = ctx;
   const struct dent *a = pa, *b = pb;
   int c;
   if (d->order && (c = cmp_order(d, a, b, d->order))) return c;
@@ -585,8 +582,7 @@ static void print_hists(const struct diff *d, struct dhists *base, struct dhists
     }
     printf("\n#\n");
   }
-  sort_d = d;
-  qsort(base->e, base->n, sizeof *base->e, out_cmp);
+  qsort_r(base->e, base->n, sizeof *base->e, out_cmp, (void *)d);
   for (size_t k = 0; k < base->n; k++) {
     const struct dent *e = &base->e[k];
     if (e->filtered) continue;
@@ -612,10 +608,10 @@ static int run(struct diff *d, const char *symfs)
   for (size_t i = 0; i < d->nfiles; i++)
     if (read_file(d, &d->f[i], symfs)) return 1;
   const struct pd_reader *r0 = d->f[0].s.r;
+  struct dhists none = { NULL, 0, 0, 0, 0 };   /* a file without the event pairs nothing */
   for (size_t ev = 0; ev < pd_reader_nevents(r0); ev++) {
     const struct pd_event *e = pd_reader_event(r0, ev);
     struct dhists *hs[MAX_FILES] = { &d->f[0].h[ev] };
-    static struct dhists none;   /* a file without the event pairs nothing */
     for (size_t i = 1; i < d->nfiles; i++) {
       size_t idx;
       hs[i] = match_event(d->f[i].s.r, e, &idx) ? &d->f[i].h[idx] : &none;

@@ -232,15 +232,15 @@ static int read_prof(struct ddiff *d, struct prof *p)
 }
 
 struct pair { const char *label; double v[2]; };
-static size_t sort_q;              /* qsort has no context argument */
-static const struct pair *sort_pairs;
 
 static double range(double a, double b) { return a + b > 0 ? 100.0 * (b - a) / (a + b) : 0.0; }
 
-static int pair_cmp(const void *pa, const void *pb)
+/* Rows (indices into the pairs in ctx) by the normalized range's size,
+ * then the values' sum, then the name. */
+static int pair_cmp(const void *pa, const void *pb, void *ctx)
 {
-  const struct pair *a = &sort_pairs[*(const size_t *)pa], *b = &sort_pairs[*(const size_t *)pb];
-  (void)sort_q;
+  const struct pair *pairs = ctx;
+  const struct pair *a = &pairs[*(const size_t *)pa], *b = &pairs[*(const size_t *)pb];
   double x = fabs(range(a->v[0], a->v[1])), y = fabs(range(b->v[0], b->v[1]));
   if (x != y) return x > y ? -1 : 1;
   double sx = a->v[0] + a->v[1], sy = b->v[0] + b->v[1];
@@ -248,10 +248,11 @@ static int pair_cmp(const void *pa, const void *pb)
   return strcmp(a->label, b->label);
 }
 
-static void print_num(double v, bool exact)
+/* A value: whole instances (estimates are sums of whole periods), '-' when
+ * the truth cannot tell it. */
+static void print_num(double v)
 {
   if (isnan(v)) printf(" %14s", "-");
-  else if (exact) printf(" %14.0f", v);
   else printf(" %14.0f", v);
 }
 
@@ -282,9 +283,7 @@ static int compare(struct ddiff *d)
       if (c >= 0) j++;
       if (p->v[0] != 0 || p->v[1] != 0) idx[np] = np, np++;
     }
-    sort_pairs = pairs;
-    sort_q = q;
-    qsort(idx, np, sizeof *idx, pair_cmp);
+    qsort_r(idx, np, sizeof *idx, pair_cmp, pairs);
     const char *evname = pd_reader_event(o->s.r, o->ev)->name;
     if (d->sep) {
       for (size_t r = 0; r < np; r++) {
@@ -303,16 +302,16 @@ static int compare(struct ddiff *d)
     printf("#  range%%            old            new      ratio  %s\n",
            d->by == BY_SYM ? "symbol (dso)" : d->by == BY_INSN ? "symbol+offset (dso)" : "file:line symbol (dso)");
     printf("  %7s", "total");
-    print_num(o->total[q], d->exact);
-    print_num(n->total[q], d->exact);
+    print_num(o->total[q]);
+    print_num(n->total[q]);
     if (o->total[q] > 0) printf(" %10.4f", n->total[q] / o->total[q]);
     else printf(" %10s", "inf");
     printf("  (%+.1f%%)\n", range(o->total[q], n->total[q]));
     for (size_t r = 0; r < np; r++) {
       const struct pair *p = &pairs[idx[r]];
       printf("  %+6.1f%%", range(p->v[0], p->v[1]));
-      print_num(p->v[0], d->exact);
-      print_num(p->v[1], d->exact);
+      print_num(p->v[0]);
+      print_num(p->v[1]);
       if (p->v[0] > 0) printf(" %10.4f", p->v[1] / p->v[0]);
       else printf(" %10s", "inf");
       printf("  %s\n", p->label);
