@@ -21,6 +21,8 @@ PACKAGES=(
   python3                             # independent readers in the tests (regs.sh, truth.sh)
   valgrind                            # callgrind_annotate: the oracle of tests/scripts/diff_callgrind.sh
   flex bison m4                       # cross-building Linux perf (its parsers) and elfutils (libcpu): tests/thirdparty/perf.sh
+  hotspot                             # hotspot 1.3.0 and hotspot-perfparser: tests/scripts/hotspot.sh
+  chromium xvfb                       # headless browser for speedscope.sh; Xvfb for hotspot's screenshot (docs/viewers.md)
 )
 
 update=0 build=1
@@ -80,14 +82,26 @@ fi
 # for the command line (one 1.4 MB npm package, pinned): the oracle of
 # tests/scripts/firefox_profiler.sh, which is skipped without it. Only where
 # npm is installed; its wish for node 24 is a warning, it runs on node 20.
+# speedscope's built web app and playwright-core (which drives Debian's
+# chromium, never a browser of its own) for tests/scripts/speedscope.sh, in
+# the same global npm folder, pinned.
 FFP_CLI=@firefox-devtools/profiler-cli@0.10.0
+NPM_PINS=(speedscope@1.25.0 playwright-core@1.49.1)
 if command -v npm >/dev/null; then
   if [ "$(profiler-cli --version 2>/dev/null)" != "${FFP_CLI##*@}" ]; then
     say "installing $FFP_CLI (npm)"
     quiet "${SUDO[@]}" npm install -g --no-audit --no-fund "$FFP_CLI"
   fi
+  groot=$(npm root -g)
+  for pin in "${NPM_PINS[@]}"; do
+    have=$(node -p "require('$groot/${pin%@*}/package.json').version" 2>/dev/null || true)
+    if [ "$have" != "${pin##*@}" ]; then
+      say "installing $pin (npm)"
+      quiet "${SUDO[@]}" env PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install -g --no-audit --no-fund "$pin"
+    fi
+  done
 else
-  say "no npm: tests/scripts/firefox_profiler.sh will be skipped"
+  say "no npm: tests/scripts/firefox_profiler.sh and speedscope.sh will be skipped"
 fi
 
 if [ "$build" = 1 ]; then

@@ -5,7 +5,11 @@
  * records, and the AUXTRACE_INFO and AUXTRACE records are left out: perf
  * 6.1 aborts on an AUXTRACE type it does not know. Every other record, the
  * events, the header features, the build ids and the ground truth are
- * copied. */
+ * copied.
+ * `--arch NAME` (with or without --itrace) writes NAME as the arch header
+ * instead of the input's: hotspot 1.3.0's parser refuses a file whose arch it
+ * has no register table for, Alpha among them, before reading a sample
+ * (docs/viewers.md). The records are copied unchanged. */
 #include "tools/commands.h"
 #include "analysis/itrace_session.h"
 #include "tools/itrace_args.h"
@@ -27,6 +31,7 @@ struct cpu_state { uint64_t insns, next_time, next_cycle, since; bool started; }
 
 struct inject {
   const struct itrace_opts *o;
+  const char *arch;                     /* NULL: the input's */
   struct pd_writer *w;
   uint64_t insn_id, branch_id;          /* 0: not synthesized */
   struct cpu_state cpu[MAX_CPUS];
@@ -141,7 +146,7 @@ static int copy_header(struct inject *in, struct session *s)
   pd_reader_env_u64(r, "nr_cpus_online", &online);
   pd_reader_env_u64(r, "total_mem", &mem);
   struct pd_env env = { pd_reader_env(r, "hostname"), pd_reader_env(r, "osrelease"), pd_reader_env(r, "version"),
-                        pd_reader_env(r, "arch"), pd_reader_env(r, "cpudesc"), pd_reader_env(r, "cpuid"),
+                        in->arch ? in->arch : pd_reader_env(r, "arch"), pd_reader_env(r, "cpudesc"), pd_reader_env(r, "cpuid"),
                         (uint32_t)avail, (uint32_t)online, mem, cmd ? 1 : 0, argv };
   int e = pd_writer_set_env(in->w, &env);
   uint64_t maxid = 0;
@@ -177,7 +182,8 @@ static int copy_header(struct inject *in, struct session *s)
   return e;
 }
 
-int itrace_inject_file(const char *inpath, const char *out, const struct itrace_opts *o, bool quiet)
+int itrace_inject_file(const char *inpath, const char *out, const struct itrace_opts *o, const char *arch,
+                       bool quiet)
 {
   struct session s;
   if (session_open(&s, inpath, NULL)) {
@@ -188,6 +194,7 @@ int itrace_inject_file(const char *inpath, const char *out, const struct itrace_
   struct inject *in = calloc(1, sizeof *in);
   if (!in) { session_close(&s); return 1; }
   in->o = o;
+  in->arch = arch;
   in->w = pd_writer_create(out, &perr);
   if (!in->w) {
     fprintf(stderr, "profileme inject: cannot create %s: %s\n", out, pm_strerror(perr));
@@ -205,11 +212,13 @@ int itrace_inject_file(const char *inpath, const char *out, const struct itrace_
     fprintf(stderr, "profileme inject: %s: %s\n", s.path, s.err[0] ? s.err : pm_strerror(perr));
     goto out;
   }
-  if (!sum.has_trace) fprintf(stderr, "profileme inject: %s has no trace (no AUXTRACE_INFO): copied as it is\n", s.path);
+  if (!sum.has_trace && o->set) fprintf(stderr, "profileme inject: %s has no trace (no AUXTRACE_INFO): copied as it is\n", s.path);
   int werr = pd_writer_close(in->w);
   in->w = NULL;
   if (werr) { fprintf(stderr, "profileme inject: writing %s failed: %s\n", out, pm_strerror(werr)); goto out; }
-  if (!quiet)
+  if (!quiet && !o->set)
+    fprintf(stderr, "[ profileme inject: %s written with arch %s ]\n", out, arch);
+  else if (!quiet)
     fprintf(stderr, "[ profileme inject: %" PRIu64 " trace bytes, %" PRIu64 " instructions decoded, %" PRIu64
             " samples written, %" PRIu64 " decode errors ]\n", sum.st.bytes, sum.st.insns, in->samples, in->errors);
   rc = 0;
@@ -223,7 +232,8 @@ out:
 static void usage(FILE *f)
 {
   fprintf(f,
-    "usage: profileme inject --itrace[=OPTS] [-i IN] -o OUT\n"
+    "usage: profileme inject --itrace[=OPTS] [--arch NAME] [-i IN] -o OUT\n"
+    "       profileme inject --arch NAME [-i IN] -o OUT\n"
     "Writes OUT with the instruction trace of IN decoded into ordinary samples\n"
     "(and the AUXTRACE records left out), so that Linux perf reads it.\n"
     "  -i, --input FILE    input (default perf.data)\n"
@@ -232,18 +242,23 @@ static void usage(FILE *f)
     "                      (i100: every 100th, i10us: every 10 us, i alone: every\n"
     "                      100 us), b branches, c calls, r returns, e errors\n"
     "                      (no OPTS: \"" ITRACE_DEFAULT_OPTS "\", as perf script)\n"
+    "      --arch NAME     write NAME as OUT's arch header (perf's uname -m) instead\n"
+    "                      of IN's, the records unchanged: hotspot 1.3.0 refuses\n"
+    "                      \"alpha\" and opens the file written with --arch x86\n"
+    "                      (its unwinding cannot use Alpha stacks either way;\n"
+    "                      docs/viewers.md)\n"
     "  -q, --quiet         no summary line\n");
 }
 
 int cmd_inject(int argc, char **argv)
 {
-  enum { O_ITRACE = 256 };
+  enum { O_ITRACE = 256, O_ARCH };
   static const struct option opts[] = {
     { "input", required_argument, NULL, 'i' }, { "output", required_argument, NULL, 'o' },
-    { "itrace", optional_argument, NULL, O_ITRACE }, { "quiet", no_argument, NULL, 'q' },
+    { "itrace", optional_argument, NULL, O_ITRACE }, { "arch", required_argument, NULL, O_ARCH }, { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
   };
-  const char *input = "perf.data", *output = NULL;
+  const char *input = "perf.data", *output = NULL, *arch = NULL;
   struct itrace_opts o = { .set = false };
   bool quiet = false;
   char err[256];
@@ -257,15 +272,25 @@ int cmd_inject(int argc, char **argv)
     case O_ITRACE:
       if (itrace_parse_opts(optarg, &o, err, sizeof err)) { fprintf(stderr, "profileme inject: %s\n", err); return 2; }
       break;
+    case O_ARCH:
+      /* perf's uname -m: one word of letters, digits, '_' and '-' */
+      if (!*optarg || strlen(optarg) > 63 || strspn(optarg, "abcdefghijklmnopqrstuvwxyz"
+                                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(optarg)) {
+        fprintf(stderr, "profileme inject: --arch wants a machine name such as x86_64 (letters, digits, _ and -; "
+                "at most 63), not '%s'\n", optarg);
+        return 2;
+      }
+      arch = optarg;
+      break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
   }
   if (!output || optind < argc) { usage(stderr); return 2; }
-  if (!o.set) {
-    fprintf(stderr, "profileme inject: only --itrace is supported (perf inject's other modes are not)\n");
+  if (!o.set && !arch) {
+    fprintf(stderr, "profileme inject: only --itrace and --arch are supported (perf inject's other modes are not)\n");
     return 2;
   }
   if (!strcmp(input, output)) { fprintf(stderr, "profileme inject: input and output are the same file\n"); return 2; }
-  return itrace_inject_file(input, output, &o, quiet);
+  return itrace_inject_file(input, output, &o, arch, quiet);
 }

@@ -44,7 +44,7 @@ int itrace_args_inject(const char *cmd, int *argc, char ***argv, char **tmp, con
   int fd = mkstemp(path);
   if (fd < 0) { fprintf(stderr, "profileme %s: cannot create a temporary file in %s\n", cmd, path); return 1; }
   close(fd);
-  if (itrace_inject_file(input, path, &o, true)) { unlink(path); return 1; }
+  if (itrace_inject_file(input, path, &o, NULL, true)) { unlink(path); return 1; }
   char **nv = calloc((size_t)n + 3, sizeof *nv);
   char *p = strdup(path);
   if (!nv || !p) { free(nv); free(p); unlink(path); return 1; }

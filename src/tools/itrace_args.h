@@ -17,7 +17,9 @@ int itrace_args_inject(const char *cmd, int *argc, char ***argv, char **tmp, con
 /* Whether the file holds an AUXTRACE_INFO record (an instruction trace). */
 bool itrace_file_has_trace(const char *path);
 
-/* Converts in into out, the trace as ordinary samples. */
-int itrace_inject_file(const char *in, const char *out, const struct itrace_opts *o, bool quiet);
+/* Converts in into out, the trace as ordinary samples (none when o->set is
+ * false: a copy), with arch as the arch header when it is not NULL. */
+int itrace_inject_file(const char *in, const char *out, const struct itrace_opts *o, const char *arch,
+                       bool quiet);
 
 #endif
