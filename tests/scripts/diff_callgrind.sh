@@ -78,7 +78,7 @@ perf_diff() {
   IFS=';' read -r -a opts <<<"$sets"
   for o in "${opts[@]}"; do
     # shellcheck disable=SC2086
-    "$PERF" diff $o "$@" >"$out/perf-diff.out" 2>/dev/null
+    "$PERF" diff ${PERF_KALLSYMS:+--kallsyms "$PERF_KALLSYMS"} $o "$@" >"$out/perf-diff.out" 2>/dev/null
     # shellcheck disable=SC2086
     $P diff $o "$@" >"$out/our-diff.out" 2>"$out/our-diff.err"
     n=$((n + 1))
@@ -144,6 +144,16 @@ if have_perf; then
   perf_diff perf-diff/alpha "$SETS" "$out/flat.data" "$out/flat2.data"
   perf_diff perf-diff/alpha-reversed "$SETS" "$out/flat2.data" "$out/flat.data"
   perf_diff perf-diff/alpha-3 "$SETS3" "$out/flat.data" "$out/flat2.data" "$out/atrec.data"
+  # System-wide, with kernel samples: Linux perf given the machine's own
+  # /proc/kallsyms (else it reads the host's x86-64 one for our addresses).
+  cat=$out/catfile
+  if [ -f "$out/sys.data" ] && rec sys2 -a --cpus 2 --privileged -g -- "$bin" 400000 600000 &&
+     alpha_cc "$cat" tests/diff/catfile.c -O1 -static -Wl,--no-relax &&
+     $P run --privileged "$cat" /proc/kallsyms >"$out/kallsyms" && grep -q ' T ' "$out/kallsyms"; then
+    PERF_KALLSYMS=$out/kallsyms perf_diff perf-diff/alpha-system-wide "$SETS" "$out/sys.data" "$out/sys2.data"
+  else
+    fail perf-diff/alpha-system-wide "no second system-wide recording or no guest kallsyms"
+  fi
 fi
 
 # ---- diff --dcpi ----
