@@ -453,7 +453,7 @@ static int write_callgrind(const struct conv *cv, const struct session *s, FILE 
 
 /* ---- the command ---- */
 
-/* Stops the pass at the first sample: its event and whether it is ProfileMe. */
+/* Stops the pass at the first sample, noting its event. */
 struct first { bool any; size_t ev; };
 static int first_sample(void *ctx, struct session *s, const struct session_rec *r)
 {
