@@ -19,6 +19,7 @@ PACKAGES=(
   bzip2                               # host bzip2 as a second oracle
   linux-perf                          # perf 6.1: reads our perf.data (tests)
   python3                             # independent readers in the tests (regs.sh, truth.sh)
+  valgrind                            # callgrind_annotate: the oracle of tests/scripts/diff_callgrind.sh
   flex bison m4                       # cross-building Linux perf (its parsers) and elfutils (libcpu): tests/thirdparty/perf.sh
   hotspot                             # hotspot 1.3.0 and hotspot-perfparser: tests/scripts/hotspot.sh
   chromium xvfb                       # headless browser for speedscope.sh; Xvfb for hotspot's screenshot (docs/viewers.md)

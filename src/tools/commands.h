@@ -50,6 +50,15 @@ int cmd_inject(int argc, char **argv);
  * cycles per instruction joining them with ProfileMe samples (cmd_cpi.c). */
 int cmd_dcpi_cpi(int argc, char **argv, bool cpi);
 
+/* profileme diff [-c delta|ratio|wdiff:W1,W2] [OLD] [NEW...]: perf diff. */
+int cmd_diff(int argc, char **argv);
+/* profileme diff --dcpi ...: ProfileMe statuses compared, dcpidiff style (cmd_diff_dcpi.c). */
+int cmd_diff_dcpi(int argc, char **argv);
+
+/* profileme data convert --to-callgrind FILE [-i IN]: perf data convert,
+ * to Valgrind's callgrind format (KCachegrind, callgrind_annotate). */
+int cmd_data(int argc, char **argv);
+
 /* profileme list: the events and the cpu PMU format. */
 int cmd_list(int argc, char **argv);
 

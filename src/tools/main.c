@@ -15,6 +15,8 @@ static const struct { const char *name; int (*fn)(int, char **); const char *wha
   { "script", cmd_script, "list the samples of a perf.data file like perf script" },
   { "mem", cmd_mem, "samples by data source like perf mem report" },
   { "inject", cmd_inject, "decode an instruction trace into samples Linux perf reads" },
+  { "diff", cmd_diff, "compare perf.data files like perf diff" },
+  { "data", cmd_data, "convert a perf.data file (--to-callgrind: KCachegrind)" },
   { "dcpi", cmd_dcpi, "ProfileMe status per symbol or instruction, DCPI style" },
 };
 
