@@ -74,6 +74,7 @@ struct mcpu {
 
 struct machine {
   struct machine_opts opt;
+  struct ev67_config uarch;      /* the cores' model: opt.uarch points here */
   struct os *os;
   int ncpus;
   struct mcpu cpu[MACHINE_MAX_CPUS];
@@ -805,7 +806,7 @@ static int attach_cpu(struct machine *m, int id)
   m->fw.nunits = id + 1;
   if (!m->opt.timed) return 0;
   ev67_pmu_init(&c->pmu, 0);
-  c->core = ev67_create(&ev67_default_config, fetch_cb, fate_cb, c);
+  c->core = ev67_create(&m->uarch, fetch_cb, fate_cb, c);
   if (!c->core) return -1;
   ev67_set_xlate(c->core, xlate_cb, c);
   c->next_tick = m->tick_cycles;
@@ -819,6 +820,8 @@ struct machine *machine_create(const struct machine_opts *o)
   struct machine *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   m->opt = *o;
+  m->uarch = o->uarch ? *o->uarch : ev67_default_config;
+  m->opt.uarch = &m->uarch;
   m->ncpus = o->ncpus ? o->ncpus : 1;
   if (m->ncpus < 1 || m->ncpus > MACHINE_MAX_CPUS) { free(m); return NULL; }
   struct os_opts oo = o->os;

@@ -25,13 +25,15 @@ struct machine_opts {
   struct os_opts os;
   int ncpus;                      /* 1..MACHINE_MAX_CPUS (0 means 1) */
   bool timed;                     /* EV67 cores and PMUs; else the functional core only */
+  const struct ev67_config *uarch; /* the timed cores' model (copied); NULL: ev67_default_config */
   struct perf_sysctl perf;        /* perf_event_paranoid, privileges, sample rate */
   uint64_t dump_from, dump_count; /* print fates FROM..FROM+COUNT on stderr (debugging) */
 };
 
 struct machine;
 
-/* Creates a machine. Returns NULL on allocation failure. */
+/* Creates a machine. Returns NULL on allocation failure or a uarch config
+ * that ev67_config_check refuses (the tools check it first, to say why). */
 struct machine *machine_create(const struct machine_opts *o);
 void machine_destroy(struct machine *m);
 /* Loads the first program (a host path) with argv and envp. Returns 0 or

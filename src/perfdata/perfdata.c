@@ -43,7 +43,9 @@ _Static_assert(sizeof(struct perf_event_attr) >= PD_ATTR_SIZE, "uapi perf_event_
 enum {
   FEAT_BUILD_ID = 2, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
   FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_CPU_TOPOLOGY,
-  FEAT_SAMPLE_TIME = 21, FEAT_TRUTH = PM_TRUTH_FEAT, FEAT_BITS = 256
+  FEAT_SAMPLE_TIME = 21, FEAT_TRUTH = PM_TRUTH_FEAT,
+  FEAT_UARCH = PM_TRUTH_FEAT + 1,   /* ours: a what-if EV67's parameters (a string), skipped by perf */
+  FEAT_BITS = 256
 };
 
 struct pd_section { uint64_t offset, size; };
@@ -56,12 +58,12 @@ struct pd_file_header {
 _Static_assert(sizeof(struct pd_file_header) == PD_HEADER_SIZE, "perf_file_header layout");
 
 /* The string features, in pd_reader_env key order; cmdline is a string list. */
-enum { ENV_HOSTNAME, ENV_OSRELEASE, ENV_VERSION, ENV_ARCH, ENV_CPUDESC, ENV_CPUID, ENV_CMDLINE, ENV_N };
+enum { ENV_HOSTNAME, ENV_OSRELEASE, ENV_VERSION, ENV_ARCH, ENV_CPUDESC, ENV_CPUID, ENV_UARCH, ENV_CMDLINE, ENV_N };
 static const char *const env_keys[ENV_N] = {
-  "hostname", "osrelease", "version", "arch", "cpudesc", "cpuid", "cmdline",
+  "hostname", "osrelease", "version", "arch", "cpudesc", "cpuid", "uarch", "cmdline",
 };
 static const int env_feats[ENV_N] = {
-  FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_CPUDESC, FEAT_CPUID, FEAT_CMDLINE,
+  FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_CPUDESC, FEAT_CPUID, FEAT_UARCH, FEAT_CMDLINE,
 };
 
 /* Returns the perf name of feature bit f (for messages). */
@@ -76,6 +78,7 @@ static const char *feat_name(int f)
   };
   if (f > 0 && f < (int)(sizeof names / sizeof names[0])) return names[f];
   if (f == FEAT_TRUTH) return "PROFILEME_TRUTH";
+  if (f == FEAT_UARCH) return "PROFILEME_UARCH";
   return "unknown feature";
 }
 
@@ -464,7 +467,7 @@ int pd_writer_set_env(struct pd_writer *w, const struct pd_env *env)
 {
   if (!w || !env || env->argc < 0 || (env->argc > 0 && !env->argv)) return PM_EINVAL;
   const char *s[ENV_CMDLINE] = { env->hostname, env->os_release, env->version, env->arch,
-                                 env->cpudesc, env->cpuid };
+                                 env->cpudesc, env->cpuid, env->uarch };
   for (int i = 0; i < ENV_CMDLINE; i++)
     if (set_str(&w->env[i], s[i])) return PM_ENOMEM;
   free_argv(w);
@@ -611,7 +614,7 @@ static int w_features(struct pd_writer *w, uint64_t features[FEAT_BITS / 64])
   static const int order[] = {
     FEAT_BUILD_ID, FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS,
     FEAT_CPUDESC, FEAT_CPUID, FEAT_TOTAL_MEM, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_CPU_TOPOLOGY,
-    FEAT_SAMPLE_TIME, FEAT_TRUTH,
+    FEAT_SAMPLE_TIME, FEAT_TRUTH, FEAT_UARCH,
   };
   enum { N = sizeof order / sizeof order[0] };
   struct pd_buf b[N];

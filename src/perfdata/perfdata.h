@@ -50,6 +50,8 @@ struct pd_env {
   uint64_t total_mem_kb;
   int argc;
   char *const *argv;             /* CMDLINE */
+  const char *uarch;             /* PROFILEME_UARCH (ours, bit 251): the what-if EV67's
+                                    --uarch list; NULL on the HRM's EV67 (no feature) */
 };
 int pd_writer_set_env(struct pd_writer *w, const struct pd_env *env);
 /* Adds a BUILD_ID entry (cpumode PERF_RECORD_MISC_USER or _KERNEL). */
@@ -93,7 +95,8 @@ void pd_reader_close(struct pd_reader *r);
 size_t pd_reader_nevents(const struct pd_reader *r);
 const struct pd_event *pd_reader_event(const struct pd_reader *r, size_t i);
 /* Header feature strings (NULL when absent): "hostname", "osrelease",
- * "version", "arch", "cpudesc", "cpuid", "cmdline" (joined by spaces). */
+ * "version", "arch", "cpudesc", "cpuid", "uarch" (ours: the --uarch list of
+ * a what-if EV67), "cmdline" (joined by spaces). */
 const char *pd_reader_env(const struct pd_reader *r, const char *key);
 /* Header feature numbers: "nr_cpus_avail", "nr_cpus_online", "total_mem"
  * (kB), "first_sample_time", "last_sample_time". Returns false when absent. */

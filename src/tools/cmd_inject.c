@@ -147,7 +147,7 @@ static int copy_header(struct inject *in, struct session *s)
   pd_reader_env_u64(r, "total_mem", &mem);
   struct pd_env env = { pd_reader_env(r, "hostname"), pd_reader_env(r, "osrelease"), pd_reader_env(r, "version"),
                         in->arch ? in->arch : pd_reader_env(r, "arch"), pd_reader_env(r, "cpudesc"), pd_reader_env(r, "cpuid"),
-                        (uint32_t)avail, (uint32_t)online, mem, cmd ? 1 : 0, argv };
+                        (uint32_t)avail, (uint32_t)online, mem, cmd ? 1 : 0, argv, pd_reader_env(r, "uarch") };
   int e = pd_writer_set_env(in->w, &env);
   uint64_t maxid = 0;
   const struct perf_event_attr *first = NULL;

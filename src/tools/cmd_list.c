@@ -5,6 +5,7 @@
  * prints those files as `path: content` lines. */
 #include "tools/commands.h"
 #include "kernel/alpha_sysfs.h"
+#include "uarch/uarch.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +31,30 @@ static void print_sysfs(void)
   }
 }
 
+/* The EV67 model's parameters (uarch/config.c's table): each as KEY=DEFAULT
+ * and what it is, then its range and the default's source, by group. */
+static void print_uarch(void)
+{
+  size_t n;
+  const struct ev67_param *p = ev67_params(&n);
+  printf("The EV67 timing model's parameters: a what-if machine changes them with\n"
+         "--uarch KEY=VALUE[,...] or --uarch @FILE (record, stat, run --timed).\n"
+         "Shown as KEY=DEFAULT (the 21264/EV67 as its Hardware Reference Manual,\n"
+         "HRM, describes it), what it is, its range and where the default comes from.\n");
+  for (size_t i = 0; i < n; i++) {
+    if (!i || strcmp(p[i].group, p[i - 1].group)) printf("\n%s:\n", p[i].group);
+    char v[24], item[64], range[96];
+    ev67_param_value(&p[i], ev67_param_get(&ev67_default_config, &p[i]), v, sizeof v);
+    snprintf(item, sizeof item, "%s=%s", p[i].key, v);
+    ev67_param_range(&p[i], range, sizeof range);
+    printf("  %-24s %s\n  %-24s %s; %s\n", item, p[i].what, "", range, p[i].source);
+  }
+  printf("\nNot offered: the pipes, their classes and the clusters' arbitration (the\n"
+         "chip's structure, not a size; cross_cluster gives the clusters' cost), the\n"
+         "inum group of 4 (the aligned fetch quad) and the penalties the model does\n"
+         "not charge. docs/timing.md gives each value's source.\n");
+}
+
 /* perf list's "Kernel PMU event" lines (each events/ file, bare and
  * PMU-qualified) and the format terms. */
 static void print_pmu(const struct pmu_sysfs *d)
@@ -50,16 +75,22 @@ static void print_pmu(const struct pmu_sysfs *d)
 int cmd_list(int argc, char **argv)
 {
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    printf("usage: profileme list [--sysfs]\nLists the events profileme record and stat accept.\n"
-           "  --sysfs   the PMUs' sysfs files (" SYSFS_DEVICES "/...) as `path: content` lines\n");
+    printf("usage: profileme list [--sysfs | --uarch]\nLists the events profileme record and stat accept.\n"
+           "  --sysfs   the PMUs' sysfs files (" SYSFS_DEVICES "/...) as `path: content` lines\n"
+           "  --uarch   the EV67 model's parameters --uarch may change, with their\n"
+           "            defaults, ranges and sources\n");
     return 0;
   }
   if (argc > 1 && !strcmp(argv[1], "--sysfs")) {
     print_sysfs();
     return 0;
   }
+  if (argc > 1 && !strcmp(argv[1], "--uarch")) {
+    print_uarch();
+    return 0;
+  }
   if (argc > 1) {
-    fprintf(stderr, "profileme list: unknown argument '%s' (only --sysfs)\n", argv[1]);
+    fprintf(stderr, "profileme list: unknown argument '%s' (--sysfs or --uarch)\n", argv[1]);
     return 2;
   }
   printf("\nList of pre-defined events (to be used in -e):\n\n"

@@ -199,7 +199,6 @@ static void usage(FILE *f)
     "                        when no list; ? lists them)\n"
     "      --switch-events   record context switches (PERF_RECORD_SWITCH, and\n"
     "                        SWITCH_CPU_WIDE with -a or -C)\n"
-    "      --privileged      record as root (CAP_PERFMON); default: a normal user\n"
     "      --paranoid N      kernel.perf_event_paranoid for the run (default 2)\n"
     "      --max-sample-rate N  kernel.perf_event_max_sample_rate for the run\n"
     "                        (default 100000: each event takes at most\n"
@@ -214,7 +213,9 @@ static void usage(FILE *f)
     "                        and ProfileMe statuses (dcpi and annotate compare)\n"
     "  -q, --quiet           no summary line\n"
     "  -v, --verbose         perf's warnings (the fallback to user space only)\n"
-    "  -h, --help            this text\n\n"
+    "  -h, --help            this text\n");
+  tool_machine_usage(f, "record", 6, 24);
+  fprintf(f, "\n"
     "As a normal user at paranoid 2 kernel events are not allowed; like perf,\n"
     "record then retries excluding the kernel (:u, with -v perf's warning). The\n"
     "EV67 excludes by mode only in ProfileMe: an Aggregate event (cycles,\n"
@@ -241,6 +242,7 @@ struct rec_opts {
   int cpus[MACHINE_MAX_CPUS];    /* the CPUs events are opened on; -1: the workload's, wherever it runs */
   int ncpus;
   struct machine_opts mo;
+  struct ev67_config uarch;      /* --uarch; mo.uarch points here when it is not the HRM's */
 };
 
 enum { CG_FP = 1, CG_DWARF = 2 };
@@ -293,7 +295,8 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "intr-regs", optional_argument, 0, 'I' }, { "truth", no_argument, 0, 'X' },
     { "max-sample-rate", required_argument, 0, 'R' },
     { "ram", required_argument, 0, 1101 }, { "unwind-at-record", no_argument, 0, 1001 },
-    { "callchain-truth", required_argument, 0, 1002 }, { "snapshot", no_argument, 0, 1003 }, { 0, 0, 0, 0 },
+    { "callchain-truth", required_argument, 0, 1002 }, { "snapshot", no_argument, 0, 1003 },
+    { "user", no_argument, 0, 1004 }, { "uarch", required_argument, 0, 1005 }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
@@ -309,6 +312,8 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 'o': o->out = optarg; break;
     case 'S': o->mo.os.seed = strtoull(optarg, &end, 0); if (*end || !*optarg) goto badnum; break;
     case 'P': o->mo.perf.privileged = true; break;
+    case 1004: o->mo.perf.privileged = false; break;
+    case 1005: if (tool_parse_uarch("record", optarg, &o->uarch)) return 2; break;
     case 'N': o->mo.perf.paranoid = (int)strtol(optarg, &end, 0); if (*end || !*optarg) goto badnum; break;
     case 's': o->mo.os.sysroot = optarg; break;
     case 'q': o->quiet = true; break;
@@ -359,6 +364,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     return 2;
   }
   if (optind >= argc) { fprintf(stderr, "profileme record: no program given\n"); usage(stderr); return 2; }
+  if (tool_uarch_finish("record", &o->uarch, &o->mo)) return 2;
   if (o->unwind_at_record && o->callgraph != CG_DWARF) {
     fprintf(stderr, "profileme record: --unwind-at-record needs --call-graph dwarf\n");
     return 2;
@@ -580,13 +586,19 @@ static uint64_t write_lost_samples(struct rec *r, const struct rec_opts *o)
   return total;
 }
 
-static void set_env(struct rec *r, int ncpus, int argc, char **argv)
+static void set_env(struct rec *r, const struct rec_opts *o, int argc, char **argv)
 {
+  /* A what-if EV67 is stored whole (its every parameter), so that the file
+   * says what machine it comes from whatever the defaults of the build that
+   * reads it; the HRM's is not stored, as before --uarch existed. */
+  char uarch[2048];
+  if (o->mo.uarch) ev67_config_format(o->mo.uarch, true, uarch, sizeof uarch);
+  int ncpus = o->mo.ncpus ? o->mo.ncpus : 1;
   struct pd_env penv = { .hostname = "profileme", .os_release = "6.1.0-profileme-alpha",
                          .version = "6.1 (profileme)", .arch = "alpha",
                          .cpudesc = "Alpha EV67 (21264A), simulated by profileme", .cpuid = "EV67",
                          .nr_cpus_avail = (uint32_t)ncpus, .nr_cpus_online = (uint32_t)ncpus,
-                         .total_mem_kb = 4 << 20,
+                         .total_mem_kb = 4 << 20, .uarch = o->mo.uarch ? uarch : NULL,
                          .argc = argc, .argv = argv };
   pd_writer_set_env(r->w, &penv);
 }
@@ -679,7 +691,10 @@ static int run_workload(struct rec *r, bool quiet)
 int cmd_record(int argc, char **argv)
 {
   struct rec_opts o = { .out = "perf.data", .mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" },
-                                                      .timed = true, .perf = { .paranoid = 2 } } };
+                                                      .timed = true,
+                                                      .perf = { .paranoid = 2,
+                                                                .privileged = tool_privileged_default("record") } },
+                          .uarch = ev67_default_config };
   int rc = parse_options(argc, argv, &o);
   if (rc >= 0) return rc;
   struct rec r;
@@ -719,7 +734,7 @@ int cmd_record(int argc, char **argv)
     goto out;
   }
   synth_kernel_mmap(&r);
-  set_env(&r, o.mo.ncpus ? o.mo.ncpus : 1, argc, argv);
+  set_env(&r, &o, argc, argv);
   int status = run_workload(&r, o.quiet);
   if (r.naux && drain_traces(&r)) goto out;
   uint64_t kernel_lost = write_lost_samples(&r, &o);

@@ -7,6 +7,7 @@
  * not padded when it is the symbol. Events without samples are skipped. */
 #include "analysis/callchain.h"
 #include "tools/commands.h"
+#include "uarch/uarch.h"
 #include "analysis/dump.h"
 #include "analysis/session.h"
 #include "analysis/itrace_session.h"
@@ -412,6 +413,22 @@ static int print_event(const struct report *rp, const struct session *s, size_t 
   return 0;
 }
 
+/* Our PROFILEME_UARCH feature, when the file comes from a what-if EV67:
+ * the parameters that differ from this build's HRM defaults, then the
+ * whole stored list (what `--uarch` takes to run it again). */
+static void print_uarch(const char *stored)
+{
+  if (!stored) return;
+  struct ev67_config c = ev67_default_config;
+  char why[256], diff[2048];
+  if (!ev67_config_parse(&c, stored, why, sizeof why)) {
+    ev67_config_format(&c, false, diff, sizeof diff);
+    printf("# uarch : %s (a what-if EV67; the rest as the HRM's: profileme list --uarch)\n",
+           *diff ? diff : "the HRM's EV67");
+  }
+  printf("# uarch params : %s\n", stored);
+}
+
 static void print_header_info(const struct session *s)
 {
   static const char *const keys[][2] = {
@@ -427,6 +444,7 @@ static void print_header_info(const struct session *s)
     if (i == 3 && pd_reader_env_u64(s->r, "nr_cpus_avail", &v)) printf("# nrcpus avail : %" PRIu64 "\n", v);
     if (i == 5 && pd_reader_env_u64(s->r, "total_mem", &v)) printf("# total memory : %" PRIu64 " kB\n", v);
   }
+  print_uarch(pd_reader_env(s->r, "uarch"));
   for (size_t i = 0; i < pd_reader_nevents(s->r); i++) {
     const struct pd_event *e = pd_reader_event(s->r, i);
     printf("# event : name = %s, , id = {", e->name);

@@ -33,12 +33,13 @@ static void run_usage(FILE *f)
     "                  instruction count (runs are then not reproducible)\n"
     "  --timed         run on the timed EV67 cores with their PMUs, so the\n"
     "                  guest's own perf_event_open can count and sample them\n"
-    "  --privileged    the guest's user has CAP_PERFMON (perf_event_open)\n"
     "  --strace        print each system call, its raw arguments and result\n"
     "                  to stderr, as it completes\n"
     "  --paranoid N    kernel.perf_event_paranoid for the guest (default 2)\n"
-    "  -h, --help      this text\n\n"
-    "The exit status is the guest's; 128+N when signal N ended it.\n");
+    "  -h, --help      this text\n");
+  tool_machine_usage(f, "run", 2, 18);
+  fprintf(f, "\nThe exit status is the guest's; 128+N when signal N ended it. --uarch\n"
+             "needs --timed: the functional core has no timing model.\n");
 }
 
 static const char *signame(int hs)
@@ -123,9 +124,13 @@ int cmd_run(int argc, char **argv)
     { "timed", no_argument, 0, 'T' }, { "privileged", no_argument, 0, 'P' },
     { "paranoid", required_argument, 0, 'N' }, { "trace", no_argument, 0, 'X' },
     { "ram", required_argument, 0, 1101 }, { "strace", no_argument, 0, 1102 },
+    { "user", no_argument, 0, 1103 }, { "uarch", required_argument, 0, 1104 },
     { 0, 0, 0, 0 },
   };
-  struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" }, .perf = { .paranoid = 2 } };
+  struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" },
+                             .perf = { .paranoid = 2, .privileged = tool_privileged_default("run") } };
+  struct ev67_config uarch = ev67_default_config;
+  bool uarch_given = false;
   bool stats = false, trace = false;
   int c;
   optind = 1;
@@ -152,6 +157,8 @@ int cmd_run(int argc, char **argv)
     }
     case 1101: if (tool_parse_ram("run", optarg, &mo.os.ram_bytes)) return 2; break;
     case 1102: mo.os.strace = true; break;
+    case 1103: mo.perf.privileged = false; break;
+    case 1104: if (tool_parse_uarch("run", optarg, &uarch)) return 2; uarch_given = true; break;
     case 'h': run_usage(stdout); return 0;
     default: run_usage(stderr); return 2;
     }
@@ -161,6 +168,11 @@ int cmd_run(int argc, char **argv)
     run_usage(stderr);
     return 2;
   }
+  if (uarch_given && !mo.timed) {
+    fprintf(stderr, "profileme run: --uarch changes the timed EV67: add --timed (the functional core has no timing model)\n");
+    return 2;
+  }
+  if (tool_uarch_finish("run", &uarch, &mo)) return 2;
   /* Guest SIGPIPE is modelled; the host must not die of it when a guest
    * writes to a closed pipe. */
   signal(SIGPIPE, SIG_IGN);

@@ -41,6 +41,7 @@ struct stat_run {
   int n;
   int cpus[MACHINE_MAX_CPUS];    /* -a/-C: the CPUs counted; else { -1 } */
   int ncpus;
+  const char *cpu_list;          /* -C as given, for the header */
   bool no_aggr;                  /* -A: a line per CPU */
   bool verbose;                  /* -v: perf's warnings */
   int paranoid;                  /* kernel.perf_event_paranoid of the run */
@@ -167,11 +168,9 @@ static void usage(FILE *f)
     "                     gains nothing from more, and the CPUs are simulated in turn)\n"
     "      --ram SIZE     physical memory of the machine (default 1G, 64M to 64G)\n"
     "      --sysroot DIR  where absolute guest paths are looked up first\n"
-    "      --dump-fates FROM:COUNT  print the fates of fetched instructions FROM..\n"
-    "      --user         count as a normal user (default: as root; the EV67 cannot\n"
-    "                     exclude the kernel, so at paranoid 2 a normal user's\n"
-    "                     hardware events fall back to :u and are <not supported>,\n"
-    "                     as with perf)\n"
+    "      --dump-fates FROM:COUNT  print the fates of fetched instructions FROM..\n");
+  tool_machine_usage(f, "stat", 6, 21);
+  fprintf(f,
     "  -v, --verbose      perf's warnings (the fallback to user space only)\n"
     "      --paranoid N   kernel.perf_event_paranoid for the run (default 2)\n"
     "  -a, --all-cpus     count every task on every CPU (system-wide)\n"
@@ -181,73 +180,191 @@ static void usage(FILE *f)
     "Events are opened with perf_event_open on the machine's kernel. Hardware\n"
     "events follow the EV67's two-counter constraints; when they do not fit at\n"
     "once the kernel multiplexes them on its tick and stat scales them, as perf\n"
-    "stat does, printing the share of time each was counted.\n");
+    "stat does, printing the share of time each was counted. As a normal user\n"
+    "(--user) at paranoid 2, hardware events fall back to :u and are\n"
+    "<not supported>, as with perf.\n");
 }
 
-static void print_num(FILE *f, uint64_t v)
+/* ---- output, as perf stat 6.1 prints it (util/stat-display.c and
+ * stat-shadow.c): a value column (msec with two decimals for the clock
+ * events, whose scale is 1e-6; counts with thousands separators), a unit
+ * column four wide, the name 32 wide, then the metric perf derives from
+ * the other counts ("CPUs utilized", "insn per cycle", "GHz", a rate per
+ * second) in a 35-wide column, then the share of time counted. ---- */
+
+#define METRIC_LEN 35   /* stat-display.c */
+
+/* perf's evsel__is_clock: task-clock and cpu-clock count nanoseconds and
+ * are shown in msec. */
+static bool is_clock(const struct event *e)
 {
-  char buf[32], out[48];
-  int n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)v), j = 0;
-  for (int i = 0; i < n; i++) {
+  return e->attr.type == PERF_TYPE_SOFTWARE &&
+         (e->attr.config == PERF_COUNT_SW_TASK_CLOCK || e->attr.config == PERF_COUNT_SW_CPU_CLOCK);
+}
+
+static bool is_hw(const struct event *e, uint64_t config)
+{
+  return e->attr.type == PERF_TYPE_HARDWARE && e->attr.config == config;
+}
+
+/* stat-shadow.c's evsel_context: the shadow counts are kept per set of
+ * exclude bits, so cycles:u pairs with instructions:u only. */
+static unsigned ctx_of(const struct event *e)
+{
+  return e->attr.exclude_kernel | e->attr.exclude_user << 1 | e->attr.exclude_hv << 2 |
+         e->attr.exclude_host << 3 | e->attr.exclude_idle << 4;
+}
+
+/* The counts perf's metrics read (perf_stat__update_shadow_stats): the mean
+ * of the clock events' nanoseconds and of the cycles, per context. */
+#define NCTX 32
+struct shadow { double nsecs[NCTX], cycles[NCTX]; unsigned n_nsecs[NCTX], n_cycles[NCTX]; };
+
+static double scaled(const struct count *c)
+{
+  return c->running ? (double)c->value * ((double)c->enabled / (double)c->running) : 0;
+}
+
+static void shadow_add(struct shadow *sh, const struct event *e, const struct count *c)
+{
+  if (!c->running) return;
+  unsigned x = ctx_of(e);
+  double v = (double)(uint64_t)(scaled(c) + 0.5);
+  if (is_clock(e)) { sh->nsecs[x] += v; sh->n_nsecs[x]++; }
+  else if (is_hw(e, PERF_COUNT_HW_CPU_CYCLES)) { sh->cycles[x] += v; sh->n_cycles[x]++; }
+}
+
+/* A number with thousands separators (perf's %' in a grouping locale). */
+static void grouped(char *out, size_t len, double v, int decimals)
+{
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  size_t intlen = strcspn(buf, "."), j = 0;
+  for (size_t i = 0; buf[i] && j + 2 < len; i++) {
     out[j++] = buf[i];
-    if ((n - i - 1) % 3 == 0 && i != n - 1) out[j++] = ',';
+    if (i + 1 < intlen && (intlen - i - 1) % 3 == 0 && buf[i] != '-') out[j++] = ',';
   }
   out[j] = 0;
-  fprintf(f, "%18s", out);
 }
 
-/* Prints one count as perf stat does, scaled by enabled/running; prefix is
- * the CPU column of -A (or ""). */
-static void print_count(const struct event *e, const struct count *c, const char *prefix, const char *sep,
-                        uint64_t *hw_cycles, uint64_t *hw_insns)
+/* The metric of one counter: fmt and unit as perf's print_metric gets them
+ * (fmt NULL: none). */
+struct metric { const char *fmt, *unit; double val; char unit_buf[16]; };
+
+static void metric_of(const struct event *e, double v, const struct shadow *sh, double walltime_ns,
+                      struct metric *m)
 {
-  double scaled = c->running ? (double)c->value * ((double)c->enabled / (double)c->running) : 0;
-  double pct = c->enabled ? 100.0 * (double)c->running / (double)c->enabled : 0;
-  uint64_t v = (uint64_t)(scaled + 0.5);
-  bool hw = e->attr.type == PERF_TYPE_HARDWARE;
-  if (hw && e->attr.config == PERF_COUNT_HW_CPU_CYCLES) *hw_cycles = v;
-  if (hw && e->attr.config == PERF_COUNT_HW_INSTRUCTIONS) *hw_insns = v;
+  unsigned x = ctx_of(e);
+  double ns = sh->n_nsecs[x] ? sh->nsecs[x] / sh->n_nsecs[x] : 0;
+  double cyc = sh->n_cycles[x] ? sh->cycles[x] / sh->n_cycles[x] : 0;
+  *m = (struct metric){ NULL, NULL, 0, "" };
+  if (is_hw(e, PERF_COUNT_HW_INSTRUCTIONS)) {
+    m->unit = "insn per cycle";
+    if (sh->n_cycles[x]) { m->fmt = "%7.2f "; m->val = cyc ? v / cyc : 0; }
+  } else if (is_hw(e, PERF_COUNT_HW_CPU_CYCLES)) {
+    if (ns) { m->fmt = "%8.3f"; m->unit = "GHz"; m->val = v / ns; }
+  } else if (is_clock(e)) {
+    m->unit = "CPUs utilized";
+    if (walltime_ns) { m->fmt = "%8.3f"; m->val = v / walltime_ns; }
+  } else if (sh->n_nsecs[x]) {
+    /* convert_unit_double: K, M, G per second */
+    double r = ns ? 1e9 * v / ns : 0;
+    char u = ' ';
+    for (const char *p = "KMG"; *p && r > 1000.0; p++) { r /= 1000.0; u = *p; }
+    snprintf(m->unit_buf, sizeof m->unit_buf, u == ' ' ? "/sec" : "%c/sec", u);
+    m->fmt = "%8.3f";
+    m->unit = m->unit_buf;
+    m->val = r;
+  }
+}
+
+/* Prints one counter's line; prefix is the CPU column of -A ("" else). */
+static void print_count(const struct event *e, const struct count *c, const char *prefix, const char *sep,
+                        const struct shadow *sh, double walltime_ns)
+{
+  bool clock = is_clock(e);
+  const char *unit = clock ? "msec" : "";
+  /* print_running: the share counted, 100 when it ran all it was enabled */
+  double pct = c->running != c->enabled ? 100.0 * (double)c->running / (double)c->enabled : 100.0;
   const char *why = e->err ? "<not supported>" : "<not counted>";
+  double v = (double)(uint64_t)(scaled(c) + 0.5);
+  struct metric m;
+  metric_of(e, v, sh, walltime_ns, &m);
   if (sep) {
     if (*prefix) fprintf(stderr, "%s%s", prefix, sep);
-    if (c->running)
-      fprintf(stderr, "%llu%s%s%s%s%s%llu%s%.2f%s%s\n", (unsigned long long)v, sep, "", sep, e->name,
-              sep, (unsigned long long)c->running, sep, pct, sep, sep);
-    else fprintf(stderr, "%s%s%s%s%s0%s0.00%s%s\n", why, sep, sep, e->name, sep, sep, sep, sep);
+    if (!c->running || !c->enabled) {
+      fprintf(stderr, "%s%s%s%s%s%s%llu%s%.2f%s%s\n", why, sep, unit, sep, e->name, sep,
+              (unsigned long long)c->running, sep, pct, sep, sep);
+      return;
+    }
+    if (clock) fprintf(stderr, "%.2f", v / 1e6);
+    else fprintf(stderr, "%.0f", v);
+    fprintf(stderr, "%s%s%s%s%s%llu%s%.2f", sep, unit, sep, e->name, sep, (unsigned long long)c->running, sep, pct);
+    /* print_metric_csv: the value stripped of blanks, then the unit */
+    char num[64];
+    if (m.fmt) snprintf(num, sizeof num, m.fmt, m.val);
+    const char *p = num;
+    while (m.fmt && *p == ' ') p++;
+    size_t n = m.fmt ? strspn(p, "0123456789.") : 0;
+    if (m.fmt) fprintf(stderr, "%s%.*s%s%s\n", sep, (int)n, p, sep, m.unit);
+    else fprintf(stderr, "%s%s\n", sep, sep);
     return;
   }
   fprintf(stderr, "%s", prefix);
-  if (!c->running) { fprintf(stderr, "%18s      %-28s\n", why, e->name); return; }
-  print_num(stderr, v);
-  fprintf(stderr, "      %-28s", e->name);
-  if (hw && e->attr.config == PERF_COUNT_HW_INSTRUCTIONS && *hw_cycles)
-    fprintf(stderr, " #  %5.2f  insn per cycle", (double)*hw_insns / (double)*hw_cycles);
-  if (pct < 99.995) fprintf(stderr, "  (%.2f%%)", pct);
+  if (!c->running || !c->enabled) {
+    fprintf(stderr, "%18s %-4s %-25s%-*s", why, unit, e->name, METRIC_LEN, "");
+    if (c->running != c->enabled) fprintf(stderr, "  (%.2f%%)", pct);
+    fprintf(stderr, "\n");
+    return;
+  }
+  char num[64];
+  if (clock) grouped(num, sizeof num, v / 1e6, 2);
+  else grouped(num, sizeof num, v, 0);
+  fprintf(stderr, "%18s %-4s %-32s", num, unit, e->name);
+  if (m.fmt) {   /* print_metric_std */
+    char val[64];
+    int n = snprintf(val, sizeof val, m.fmt, m.val) + 3;
+    fprintf(stderr, " # %s %-*s", val, METRIC_LEN - n - 1, m.unit);
+  } else {
+    fprintf(stderr, "%-*s", METRIC_LEN, "");
+  }
+  if (c->running != c->enabled) fprintf(stderr, "  (%.2f%%)", pct);
   fprintf(stderr, "\n");
 }
 
 /* Prints the counts: summed over the CPUs, or a line per CPU with -A. */
-static void print_counts(const struct stat_run *r, const char *prog, const char *sep)
+static void print_counts(const struct stat_run *r, int argc, char **argv, const char *sep, double walltime_ns)
 {
-  uint64_t hw_cycles = 0, hw_insns = 0;
   if (!sep) {
-    if (r->cpus[0] >= 0) fprintf(stderr, "\n Performance counter stats for 'system wide':\n\n");
-    else fprintf(stderr, "\n Performance counter stats for '%s':\n\n", prog);
+    /* print_header: 'system wide', 'CPU(s) LIST' or the command line */
+    fprintf(stderr, "\n Performance counter stats for '");
+    if (r->cpu_list) fprintf(stderr, "CPU(s) %s", r->cpu_list);
+    else if (r->cpus[0] >= 0) fprintf(stderr, "system wide");
+    else for (int i = 0; i < argc; i++) fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
+    fprintf(stderr, "':\n\n");
   }
   for (int k = 0; r->no_aggr && k < r->ncpus; k++) {
+    struct shadow sh;
+    memset(&sh, 0, sizeof sh);
+    for (int i = 0; i < r->n; i++) shadow_add(&sh, &r->ev[i], &r->ev[i].cpu[k]);
     char prefix[16];
-    snprintf(prefix, sizeof prefix, sep ? "CPU%d" : "CPU%-4d", r->cpus[k]);
-    for (int i = 0; i < r->n; i++) print_count(&r->ev[i], &r->ev[i].cpu[k], prefix, sep, &hw_cycles, &hw_insns);
+    snprintf(prefix, sizeof prefix, sep ? "CPU%d" : "CPU%-7d ", r->cpus[k]);
+    for (int i = 0; i < r->n; i++) print_count(&r->ev[i], &r->ev[i].cpu[k], prefix, sep, &sh, walltime_ns);
   }
-  for (int i = 0; !r->no_aggr && i < r->n; i++) {
-    struct count sum = { 0, 0, 0 };
+  if (r->no_aggr) return;
+  struct count sum[MAX_EVENTS];
+  struct shadow sh;
+  memset(&sh, 0, sizeof sh);
+  for (int i = 0; i < r->n; i++) {
+    sum[i] = (struct count){ 0, 0, 0 };
     for (int k = 0; k < r->ncpus; k++) {
-      sum.value += r->ev[i].cpu[k].value;
-      sum.enabled += r->ev[i].cpu[k].enabled;
-      sum.running += r->ev[i].cpu[k].running;
+      sum[i].value += r->ev[i].cpu[k].value;
+      sum[i].enabled += r->ev[i].cpu[k].enabled;
+      sum[i].running += r->ev[i].cpu[k].running;
     }
-    print_count(&r->ev[i], &sum, "", sep, &hw_cycles, &hw_insns);
+    shadow_add(&sh, &r->ev[i], &sum[i]);
   }
+  for (int i = 0; i < r->n; i++) print_count(&r->ev[i], &sum[i], "", sep, &sh, walltime_ns);
 }
 
 int cmd_stat(int argc, char **argv)
@@ -257,6 +374,7 @@ int cmd_stat(int argc, char **argv)
     { "list", no_argument, 0, 'l' }, { "seed", required_argument, 0, 'S' },
     { "sysroot", required_argument, 0, 's' }, { "help", no_argument, 0, 'h' },
     { "dump-fates", required_argument, 0, 'D' }, { "user", no_argument, 0, 'U' },
+    { "privileged", no_argument, 0, 'P' }, { "uarch", required_argument, 0, 1102 },
     { "paranoid", required_argument, 0, 'N' }, { "cpus", required_argument, 0, 'M' },
     { "all-cpus", no_argument, 0, 'a' }, { "cpu", required_argument, 0, 'C' },
     { "no-aggr", no_argument, 0, 'A' }, { "per-cpu", no_argument, 0, 'A' },
@@ -264,10 +382,9 @@ int cmd_stat(int argc, char **argv)
   };
   struct stat_run r;
   memset(&r, 0, sizeof r);
-  /* stat counts as root by default: the EV67's Aggregate counters cannot
-   * exclude the kernel, so a normal user at paranoid 2 could count nothing. */
   struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" }, .timed = true,
-                             .perf = { .paranoid = 2, .privileged = true } };
+                             .perf = { .paranoid = 2, .privileged = tool_privileged_default("stat") } };
+  struct ev67_config uarch = ev67_default_config;
   const char *sep = NULL;
   int c;
   optind = 1;
@@ -301,6 +418,8 @@ int cmd_stat(int argc, char **argv)
       break;
     }
     case 'U': mo.perf.privileged = false; break;
+    case 'P': mo.perf.privileged = true; break;
+    case 1102: if (tool_parse_uarch("stat", optarg, &uarch)) return 2; break;
     case 'M': if (tool_parse_cpus("stat", optarg, &mo.ncpus)) return 2; break;
     case 1101: if (tool_parse_ram("stat", optarg, &mo.os.ram_bytes)) return 2; break;
     case 'a': all_cpus = true; break;
@@ -320,6 +439,7 @@ int cmd_stat(int argc, char **argv)
     }
   }
   if (optind >= argc) { fprintf(stderr, "profileme stat: no program given\n"); usage(stderr); return 2; }
+  if (tool_uarch_finish("stat", &uarch, &mo)) return 2;
   if (!r.n) {
     const char *def[] = { "cycles", "instructions", "sim/branches/", "sim/branch-misses/" };
     for (int i = 0; i < 4; i++) parse_event(def[i], &r.ev[r.n++]);
@@ -337,7 +457,7 @@ int cmd_stat(int argc, char **argv)
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
-  const char *prog = argv[optind];
+  r.cpu_list = cpu_list;
   int rc;
   r.paranoid = mo.perf.paranoid;
   r.m = tool_spawn("stat", &mo, argc - optind, argv + optind, &rc);
@@ -352,15 +472,20 @@ int cmd_stat(int argc, char **argv)
   progress_end(&r.progress);
   fflush(stdout);
   read_events(&r);
-  print_counts(&r, prog, sep);
   struct machine_progress mp;
   machine_progress(r.m, &mp);
+  print_counts(&r, argc - optind, argv + optind, sep, (double)mp.ns);
   double host_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   if (!sep) {
-    fprintf(stderr, "\n  %15.9f seconds time elapsed (guest, at %d MHz)\n", (double)mp.ns / 1e9,
-            MACHINE_CLOCK_MHZ);
-    fprintf(stderr, "  %15.9f seconds host time, %.1f guest MIPS\n\n", host_s,
-            host_s > 0 ? (double)mp.insns / host_s / 1e6 : 0.0);
+    /* print_footer; then ours: the host's side of the run */
+    fprintf(stderr, "\n %17.9f seconds time elapsed\n\n", (double)mp.ns / 1e9);
+    fprintf(stderr, " %17.9f seconds host time, %.1f guest MIPS (guest time: cycles at %d MHz)\n\n",
+            host_s, host_s > 0 ? (double)mp.insns / host_s / 1e6 : 0.0, MACHINE_CLOCK_MHZ);
+    if (mo.uarch) {   /* counts from a what-if machine say so */
+      char what[2048];
+      ev67_config_format(mo.uarch, false, what, sizeof what);
+      fprintf(stderr, " a what-if EV67: %s (the rest as the HRM's)\n\n", what);
+    }
   }
   close_events(&r);
   rc = tool_exit_status(status);

@@ -2,8 +2,10 @@
 #include "tools/spawn.h"
 #include "guest/phys.h"
 #include "util/err.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +97,117 @@ int tool_parse_cpu_list(const char *cmd, const char *arg, int ncpus, int *out, i
 bad:
   fprintf(stderr, "profileme %s: bad CPU list '%s' (for example 0,1 or 0-1)\n", cmd, arg);
   return 2;
+}
+
+/* Who runs the workload when neither --privileged nor --user is given. */
+static const struct { const char *cmd; bool privileged; const char *why; } privilege_defaults[] = {
+  { "run", false, "a program runs as the user who starts it" },
+  { "record", false, "as perf record; ProfileMe separates user and kernel, so at paranoid 2 "
+                     "cycles:p becomes cycles:pu and samples user space" },
+  { "stat", true, "the EV67's Aggregate counters cannot exclude the kernel, so a normal user at "
+                  "paranoid 2 counts no hardware event" },
+};
+
+static int privilege_row(const char *cmd)
+{
+  for (size_t i = 0; i < sizeof privilege_defaults / sizeof privilege_defaults[0]; i++)
+    if (!strcmp(privilege_defaults[i].cmd, cmd)) return (int)i;
+  return -1;
+}
+
+bool tool_privileged_default(const char *cmd)
+{
+  int i = privilege_row(cmd);
+  return i >= 0 && privilege_defaults[i].privileged;
+}
+
+/* Prints text from column col, wrapped at 79, the first line after what
+ * the caller printed up to column `at`. */
+static void usage_text(FILE *f, int at, int col, const char *text)
+{
+  const char *p = text;
+  while (*p) {
+    fprintf(f, "%*s", at < col ? col - at : 1, "");
+    int room = 79 - col, n = (int)strlen(p);
+    if (n > room) {
+      n = room;
+      while (n > 0 && p[n] != ' ') n--;
+      if (!n) n = room;
+    }
+    fprintf(f, "%.*s\n", n, p);
+    p += n;
+    while (*p == ' ') p++;
+    at = 0;
+  }
+}
+
+void tool_machine_usage(FILE *f, const char *cmd, int indent, int col)
+{
+  int i = privilege_row(cmd);
+  bool root = i >= 0 && privilege_defaults[i].privileged;
+  static const char *const what[2] = { "run the workload as a normal user",
+                                       "run the workload as root, with CAP_PERFMON and every capability" };
+  static const char *const name[2] = { "--user", "--privileged" };
+  for (int k = 1; k >= 0; k--) {
+    char text[512];
+    int n = snprintf(text, sizeof text, "%s", what[k]);
+    if (i >= 0 && root == k)
+      snprintf(text + n, sizeof text - (size_t)n, " (the default: %s)", privilege_defaults[i].why);
+    int at = fprintf(f, "%*s%s", indent, "", name[k]);
+    usage_text(f, at, col, text);
+  }
+  int at = fprintf(f, "%*s--uarch LIST", indent, "");
+  usage_text(f, at, col, "a what-if EV67: change the timing model's parameters, KEY=VALUE[,...] "
+             "or @FILE (one per line), repeatable; 'profileme list --uarch' lists them with their "
+             "HRM defaults and ranges");
+}
+
+int tool_parse_uarch(const char *cmd, const char *arg, struct ev67_config *c)
+{
+  char why[512];
+  if (arg[0] != '@') {
+    if (!ev67_config_parse(c, arg, why, sizeof why)) return 0;
+    fprintf(stderr, "profileme %s: --uarch %s\n", cmd, why);
+    return 2;
+  }
+  FILE *in = fopen(arg + 1, "r");
+  if (!in) {
+    fprintf(stderr, "profileme %s: --uarch %s: %s\n", cmd, arg, strerror(errno));
+    return 2;
+  }
+  char line[1024];
+  int ln = 0, rc = 0;
+  while (!rc && fgets(line, sizeof line, in)) {
+    ln++;
+    size_t n = strlen(line);
+    if (n == sizeof line - 1 && line[n - 1] != '\n') {
+      fprintf(stderr, "profileme %s: --uarch %s:%d: line longer than %zu bytes\n", cmd, arg + 1, ln, sizeof line - 2);
+      rc = 2;
+      break;
+    }
+    line[strcspn(line, "#")] = 0;
+    if (ev67_config_parse(c, line, why, sizeof why)) {
+      fprintf(stderr, "profileme %s: --uarch %s:%d: %s\n", cmd, arg + 1, ln, why);
+      rc = 2;
+    }
+  }
+  if (!rc && ferror(in)) {
+    fprintf(stderr, "profileme %s: --uarch %s: read error\n", cmd, arg);
+    rc = 2;
+  }
+  fclose(in);
+  return rc;
+}
+
+int tool_uarch_finish(const char *cmd, const struct ev67_config *c, struct machine_opts *mo)
+{
+  char why[512];
+  if (ev67_config_check(c, why, sizeof why)) {
+    fprintf(stderr, "profileme %s: --uarch %s\n", cmd, why);
+    return 2;
+  }
+  mo->uarch = ev67_config_format(c, false, why, 1) ? c : NULL;
+  return 0;
 }
 
 int tool_exit_status(int status)

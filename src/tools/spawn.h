@@ -5,6 +5,7 @@
 #define TOOLS_SPAWN_H
 #include "machine/machine.h"
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Creates a machine and loads argv[0] with argv and the host environment.
  * Returns it, or NULL after printing "profileme CMD: cannot run PROG: why"
@@ -21,6 +22,24 @@ int tool_parse_ram(const char *cmd, const char *arg, uint64_t *bytes);
  * (at most MACHINE_MAX_CPUS, ascending, no repeats). Returns 0, or 2 after a
  * message. */
 int tool_parse_cpu_list(const char *cmd, const char *arg, int ncpus, int *out, int *n);
+/* Who runs the workload, the same two options in every command that runs
+ * a program (run, stat, record, and mem record through record):
+ * --privileged runs it as root (CAP_PERFMON and every capability), --user as
+ * a normal user. Without either, the command's default from one table
+ * (spawn.c). */
+bool tool_privileged_default(const char *cmd);
+/* Prints the --privileged, --user and --uarch lines of cmd's --help, the
+ * option names indented by indent and their text from column col. */
+void tool_machine_usage(FILE *f, const char *cmd, int indent, int col);
+/* --uarch ARG: KEY=VALUE[,...], or @FILE with one KEY=VALUE per line (or
+ * several, comma separated; # starts a comment), applied to *c in order.
+ * Returns 0, or 2 (the exit status) after a message saying why. */
+int tool_parse_uarch(const char *cmd, const char *arg, struct ev67_config *c);
+/* After the options: checks *c as a whole (ev67_config_check) and points
+ * mo->uarch at it, or leaves it NULL when *c is the HRM's default. Returns
+ * 0, or 2 after a message. */
+int tool_uarch_finish(const char *cmd, const struct ev67_config *c, struct machine_opts *mo);
+
 /* The command's exit status for a guest wait status (128+signal when killed). */
 int tool_exit_status(int status);
 

@@ -82,8 +82,9 @@ struct ev67 {
   struct ev67_stats stm[2];      /* ground truth: user mode, kernel mode */
   struct ev67_stats *st;         /* that of the instruction being stepped */
   uint64_t seq;
-  /* fetch */
-  uint64_t fetch_cycle, block_pc, next_fetch_pc, redirect;
+  /* fetch: aligned blocks of fetch_width instructions (block_mask = their
+   * byte size - 1) */
+  uint64_t fetch_cycle, block_pc, next_fetch_pc, redirect, block_mask;
   bool block_icm;
   /* map */
   uint64_t last_map;
@@ -115,8 +116,8 @@ struct ev67 {
   /* retire */
   uint64_t last_retire;
   unsigned retire_in_cycle;
-  /* store ordering */
-  struct store_rec stores[32];
+  /* store ordering: the latest sq_entries stores */
+  struct store_rec stores[MAXQ];
   unsigned store_i;
   uint64_t store_issue_max;     /* latest issue cycle among the recorded stores */
   struct uop_fate cur;
@@ -139,6 +140,8 @@ static const uint8_t cluster_pipes[3] = { PM(P_U0) | PM(P_L0), PM(P_U1) | PM(P_L
 struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev67_fate_fn sink,
                          void *ctx)
 {
+  char why[1];
+  if (ev67_config_check(cfg, why, sizeof why)) return NULL;   /* outside the ranges the model holds */
   struct ev67 *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   m->cfg = *cfg;
@@ -157,12 +160,15 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
   m->fp_ren_n = cfg->fp_phys_regs > 32 ? cfg->fp_phys_regs - 32 : 1;
   if (m->int_ren_n > MAXQ) m->int_ren_n = MAXQ;
   if (m->fp_ren_n > MAXQ) m->fp_ren_n = MAXQ;
-  /* The rings sized from the config fit in MAXQ (the window is 20 groups of
-   * 4, the LQ and SQ 32 each, the queues 20 and 15). */
-  PM_ASSERT(m->ngroups >= 1 && cfg->lq_entries >= 1 && cfg->lq_entries <= MAXQ &&
+  /* The rings sized from the config fit in MAXQ (by default the window is
+   * 20 groups of 4, the LQ and SQ 32 each, the queues 20 and 15; the
+   * parameter table's ranges, checked above, keep any config within it). */
+  PM_ASSERT(m->ngroups >= 1 && cfg->fetch_width >= 1 && !(cfg->fetch_width & (cfg->fetch_width - 1)) &&
+            cfg->retire_width >= 1 && cfg->lq_entries >= 1 && cfg->lq_entries <= MAXQ &&
             cfg->sq_entries >= 1 && cfg->sq_entries <= MAXQ && cfg->iq_entries <= MAXQ &&
             cfg->fq_entries <= MAXQ && cfg->map_width >= 1);
   m->block_pc = ~0ull;
+  m->block_mask = 4ull * cfg->fetch_width - 1;
   for (unsigned mask = 0; mask < 64; mask++) {
     unsigned n = 0;
     for (unsigned k = 0; k < NPIPES; k++)
@@ -282,7 +288,7 @@ static void classify(const struct ev67_config *c, const struct axp_insn *d, stru
     if (!lit) u->src[1] = ireg(d->rb);
     u->dst = ireg(d->rc);
     if (ai->cls == AXP_CLS_CMOV) { u->src[2] = ireg(d->rc); u->cmov = true; }
-    if (ai->cls == AXP_CLS_ISHF) u->pipes = UPPER;
+    if (ai->cls == AXP_CLS_ISHF) { u->pipes = UPPER; u->lat = (uint8_t)c->lat_ishf; }
     if (ai->cls == AXP_CLS_IMUL) { u->pipes = PM(P_U1); u->lat = (uint8_t)c->lat_imul; }
     if (ai->cls == AXP_CLS_IMISC) { u->pipes = UPPER; u->lat = (uint8_t)c->lat_imisc; }
     if (d->id == AXP_BIS && d->ra == 31 && d->rb == 31 && !lit && d->rc >= 31) u->nop = true;
@@ -360,7 +366,7 @@ static uint64_t fetch_block(struct ev67 *m, uint64_t pc, uint64_t c, unsigned as
                             bool *itb)
 {
   struct mem_access acc;
-  memsys_fetch(m->ms, asn, pc & ~15ull, c, &acc);
+  memsys_fetch(m->ms, asn, pc & ~m->block_mask, c, &acc);
   *icm = acc.l1_miss;
   *itb = acc.tlb_miss;
   if (acc.tlb_miss) {
@@ -384,7 +390,7 @@ static uint64_t fetch_block(struct ev67 *m, uint64_t pc, uint64_t c, unsigned as
 /* Gives the next correct-path instruction at pc its fetch cycle. */
 static uint64_t fetch_at(struct ev67 *m, uint64_t pc, unsigned asn, uint32_t *flags)
 {
-  if ((pc & ~15ull) == m->block_pc && pc == m->next_fetch_pc) {
+  if ((pc & ~m->block_mask) == m->block_pc && pc == m->next_fetch_pc) {
     m->next_fetch_pc = pc + 4;
     if (m->block_icm) *flags |= FATE_ICM;
     return m->fetch_cycle;
@@ -399,7 +405,7 @@ static uint64_t fetch_at(struct ev67 *m, uint64_t pc, unsigned asn, uint32_t *fl
   if (itb) *flags |= FATE_ITB_MISS;
   m->block_icm = icm;
   m->fetch_cycle = c;
-  m->block_pc = pc & ~15ull;
+  m->block_pc = pc & ~m->block_mask;
   m->next_fetch_pc = pc + 4;
   return c;
 }
@@ -450,7 +456,7 @@ static void spec_run(struct ev67 *m, uint64_t pc, uint64_t cycle, bool same_bloc
         break;
       }
       pc += 4;
-      if ((pc & 15) == 0) break;
+      if ((pc & m->block_mask) == 0) break;
     }
   }
 }
@@ -681,10 +687,10 @@ static void hold(struct ev67 *m, const struct uop *u, uint64_t issue, uint64_t r
 static uint64_t retire_at(struct ev67 *m, uint64_t ready, uint16_t *delay)
 {
   uint64_t t = max64(ready, m->last_retire);
-  if (t == m->last_retire && m->retire_in_cycle >= 11) t++;   /* HRM 6.10.2.3.2: 11 peak */
+  if (t == m->last_retire && m->retire_in_cycle >= m->cfg.retire_width) t++;   /* HRM 6.10.2.3.2: 11 */
   uint64_t d = t - m->last_retire;
   *delay = (uint16_t)(d > 0xFFFF ? 0xFFFF : d);
-  PM_ASSERT(t >= m->last_retire && (t > m->last_retire || m->retire_in_cycle < 11));   /* in order */
+  PM_ASSERT(t >= m->last_retire && (t > m->last_retire || m->retire_in_cycle < m->cfg.retire_width));   /* in order */
   if (t != m->last_retire) m->retire_in_cycle = 0;
   m->last_retire = t;
   m->retire_in_cycle++;
@@ -696,7 +702,7 @@ static const struct store_rec *order_conflict(struct ev67 *m, uint64_t addr, uns
                                               uint64_t issue)
 {
   if (m->store_issue_max <= issue) return NULL;   /* every recorded store issued earlier */
-  for (unsigned i = 0; i < 32; i++) {
+  for (unsigned i = 0; i < m->cfg.sq_entries; i++) {
     const struct store_rec *s = &m->stores[i];
     if (!s->size || s->issue <= issue) continue;
     if (addr < s->addr + s->size && s->addr < addr + size) return s;
@@ -781,8 +787,8 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
         } else {
           m->stores[m->store_i] = (struct store_rec){ in->ea, f->issue, f->seq, u->size };
           m->store_issue_max = max64(m->store_issue_max, f->issue);
-          PM_ASSERT(m->store_i < 32);
-          m->store_i = (m->store_i + 1) % 32;
+          PM_ASSERT(m->store_i < m->cfg.sq_entries);
+          m->store_i = (m->store_i + 1) % m->cfg.sq_entries;
         }
       }
     }
@@ -794,7 +800,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
     m->st->killed++;
     /* The younger instructions fetched meanwhile die with it. */
     emit(m, f);
-    spec_run(m, in->pc + 4, fetch, ((in->pc + 4) & 15) != 0, kill, false, in->asn, in->kernel);
+    spec_run(m, in->pc + 4, fetch, ((in->pc + 4) & m->block_mask) != 0, kill, false, in->asn, in->kernel);
     m->redirect = redirect;
     m->block_pc = ~0ull;
     m->serial_after = max64(m->serial_after, kill);
@@ -912,7 +918,7 @@ const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
       uint64_t kill = f->issue + 2;
       emit(m, f);
       uint64_t wpc = ptaken ? ptarget : in->pc + 4;
-      spec_run(m, wpc, f->fetch, !ptaken && ((in->pc + 4) & 15) != 0, kill, true, in->asn, in->kernel);
+      spec_run(m, wpc, f->fetch, !ptaken && ((in->pc + 4) & m->block_mask) != 0, kill, true, in->asn, in->kernel);
       m->redirect = max64(f->fetch + 1 + pen, f->issue + pen - 2);
       m->block_pc = ~0ull;
       return f;
