@@ -1,12 +1,14 @@
 /* perf's dump mode (-D, --dump-raw-trace), which perf script and perf
  * report share: each record's file offset, type and size, its bytes in hex
- * and ASCII, the time stamp, and its decoded fields; a sample's ProfileMe raw
- * payload decoded by register field and status name. */
+ * and ASCII, the time stamp, and its decoded fields; a ProfileMe sample's raw
+ * payload decoded by register field and status name after its bytes, where
+ * the perf-tools series' patch has perf print it. */
 #include "analysis/dump.h"
 #include "analysis/itrace.h"
 #include "analysis/reg_names.h"
 #include "uapi/ev67_regs.h"
 #include "analysis/pm_status.h"
+#include "analysis/datasrc.h"
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -100,10 +102,16 @@ static const char *const trap_names[16] = {
   "dstream_fault", "opcdec", "iacv", "mchk", "itb_miss", "arith", "interrupt", "mt_fpcr", "reset"
 };
 
-static void dump_pm(const struct pd_sample *smp)
+/* The ProfileMe decode of a sample, as the perf-tools series' patch prints
+ * it (util/alpha-sample-raw.c, perf's trace_event_sample_raw hook): for the
+ * samples of ProfileMe events in an Alpha file, right after the record's
+ * bytes; the payload's registers field by field, the driver's status by name,
+ * the window counts (PCTR1 is the weight) and the data source. */
+static void dump_pm(const struct session *s, const struct pd_sample *smp)
 {
+  const char *arch = pd_reader_env(s->r, "arch");
   struct pm_raw_v1 raw;
-  if (!(smp->sample_type & PERF_SAMPLE_RAW)) return;
+  if (!arch || strcmp(arch, "alpha") || !pm_event_is_profileme(&smp->event->attr)) return;
   if (!session_pm_raw(smp, &raw)) {
     printf(" ... raw: %u bytes (not a ProfileMe v%d payload)\n", smp->raw_size, PM_RAW_VERSION);
     return;
@@ -125,6 +133,11 @@ static void dump_pm(const struct pd_sample *smp)
     if (raw.status & (1ull << i)) printf(" %s", pm_status_names[i]);
   if (raw.status & PM_ST_TRAP) printf(" trap_type=%s", trap_names[PM_ST_TRAP_TYPE(raw.status)]);
   printf("\n ...... pctr0: %" PRIu64 "  pctr1: %" PRIu64 "\n", raw.pctr0, raw.pctr1);
+  if (smp->sample_type & PERF_SAMPLE_DATA_SRC) {
+    char ds[160];
+    mem_info_str(smp->data_src, ds, sizeof ds);
+    printf(" ...... data_src: %s\n", ds);
+  }
 }
 
 /* perf's regs__printf: "... user regs: mask 0x... ABI 64-bit", then
@@ -154,7 +167,6 @@ static void dump_sample(struct session *s, const struct session_rec *r, dump_fn 
     printf("... ustack: size %" PRIu64 ", offset 0x%x\n", smp->stack_dyn_size, smp->stack_offset);
   if (smp->sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) printf("... weight: %" PRIu64 "\n", smp->weight);
   if (smp->sample_type & PERF_SAMPLE_DATA_SRC) printf(" . data_src: 0x%" PRIx64 "\n", smp->data_src);
-  dump_pm(smp);
   printf(" ... thread: %s:%d\n ...... dso: %s\n", sym_comm(s->m, smp->pid, smp->tid), (int32_t)smp->tid,
          r->loc.dso ? r->loc.dso->path : "[unknown]");
   if (after) after(ctx, s, r);
@@ -196,6 +208,7 @@ void dump_record(struct session *s, const struct session_rec *r, dump_fn after, 
   const char *name = session_record_name(h->type);
   printf("\n%#" PRIx64 "@%s [%#x]: event: %u\n", r->offset, s->path, h->size, h->type);
   hex_dump(h);
+  if (h->type == PERF_RECORD_SAMPLE && r->sample) dump_pm(s, r->sample);
   dump_tstamp(s, r);
   printf("%#" PRIx64 " [%#x]: PERF_RECORD_%s", r->offset, h->size, name ? name : "UNKNOWN");
   switch (h->type) {
