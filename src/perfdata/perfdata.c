@@ -1437,7 +1437,11 @@ static void parse_tail(struct scur *c, const struct perf_event_attr *a, struct p
     }
   }
   if (st & PERF_SAMPLE_WEIGHT) s->weight = take64(c, "weight");
-  if (st & PERF_SAMPLE_WEIGHT_STRUCT) s->weight = (uint32_t)take64(c, "weight");   /* var1_dw */
+  if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
+    uint64_t w = take64(c, "weight");
+    s->weight = (uint32_t)w;                          /* var1_dw */
+    s->ins_lat = (uint16_t)(w >> 32);                 /* var2_w */
+  }
   if (st & PERF_SAMPLE_DATA_SRC) s->data_src = take64(c, "data_src");
   if (st & PERF_SAMPLE_TRANSACTION) take64(c, "transaction");
   if (st & PERF_SAMPLE_REGS_INTR) {

@@ -1,11 +1,13 @@
 /* `profileme mem report`: perf mem report --stdio. Samples of events that
  * carry PERF_SAMPLE_DATA_SRC are grouped by perf's memory-mode sort keys
  * (default local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,
- * blocked) and weighted as perf mem weights them: each sample costs its
- * weight (1 when 0). Only memory operations count (data_src op LOAD, STORE,
- * PFETCH or EXEC; --all keeps the rest), since ProfileMe samples every kind
- * of instruction. A breakdown by memory level, TLB and operation comes first
- * as comment lines. Data addresses resolve to object symbols ("buf+0x18")
+ * blocked,local_ins_lat,local_p_stage_cyc, perf 6.1's; the last is POWER's
+ * and shows no column, as in perf elsewhere) and weighted as perf mem weighs
+ * them: each sample costs its weight (1 when 0). Only memory operations count
+ * (data_src op LOAD, STORE, PFETCH or EXEC; --all keeps the rest), since
+ * ProfileMe samples every kind of instruction. A breakdown by memory level,
+ * TLB and operation comes first as comment lines (both as the perf-tools
+ * series' patch has perf mem report do). Data addresses resolve to object symbols ("buf+0x18")
  * through sym_resolve_data. Column minimum widths are perf's. */
 #include "tools/commands.h"
 #include "analysis/session.h"
@@ -20,7 +22,8 @@
 #include <string.h>
 
 enum mkey_id {
-  M_WEIGHT, M_MEM, M_SYM, M_DSO, M_DSYM, M_DDSO, M_SNOOP, M_TLB, M_LOCKED, M_BLOCKED, M_OP, M_COMM, M_PID, NMKEYS
+  M_WEIGHT, M_MEM, M_SYM, M_DSO, M_DSYM, M_DDSO, M_SNOOP, M_TLB, M_LOCKED, M_BLOCKED, M_INS_LAT, M_OP, M_COMM, M_PID,
+  NMKEYS
 };
 static const struct {
   const char *name, *alias, *header;
@@ -37,6 +40,7 @@ static const struct {
   [M_TLB] = { "tlb", NULL, "TLB access", 22, 0x7Full << 26 },
   [M_LOCKED] = { "locked", NULL, "Locked", 6, 0x3ull << 24 },
   [M_BLOCKED] = { "blocked", NULL, "Blocked", 10, 0x7ull << 40 },
+  [M_INS_LAT] = { "local_ins_lat", NULL, "Local INSTR Latency", 0, 0 },
   [M_OP] = { "op", NULL, "Operation", 9, 0x1F },
   [M_COMM] = { "comm", NULL, "Command", 7, 0 },
   [M_PID] = { "pid", NULL, "    Pid:Command", 15, 0 },
@@ -44,6 +48,7 @@ static const struct {
 
 struct mkey {
   uint64_t weight, ds, addr, daddr;
+  uint32_t ins_lat;
   const char *comm;
   const struct sym_dso *dso, *ddso;
   const struct sym_symbol *sym, *dsym;
@@ -61,6 +66,7 @@ struct mem {
   size_t nkeys;
   uint64_t ds_mask;
   bool all, show_nr;
+  const char *sort_order;        /* as given to -s, for the header */
   unsigned types;                /* PERF_MEM_OP_* kept (0: all memory operations) */
   struct hist **hists, **breakdown;
   uint64_t *total, *nsamples;
@@ -77,7 +83,8 @@ static void usage(FILE *f)
     "  -i, --input FILE   perf.data file (default: perf.data)\n"
     "      --stdio        text output (the only interface)\n"
     "  -s, --sort KEYS    comma list of local_weight, mem, op, tlb, snoop, locked,\n"
-    "                     blocked, symbol, dso, symbol_daddr, dso_daddr, comm, pid\n"
+    "                     blocked, local_ins_lat, symbol, dso, symbol_daddr,\n"
+    "                     dso_daddr, comm, pid\n"
     "  -t, --type TYPE    load or store (default: both)\n"
     "      --all          keep samples that are not memory operations\n"
     "      --symfs DIR    look for the recorded files under DIR\n"
@@ -93,7 +100,11 @@ static int parse_sort(struct mem *m, char *arg)
     int k = -1;
     for (int j = 0; j < NMKEYS; j++)
       if (!strcmp(list[i], mkeys[j].name) || (mkeys[j].alias && !strcmp(list[i], mkeys[j].alias))) k = j;
-    if (!strcmp(list[i], "overhead") || !strcmp(list[i], "sample")) continue;
+    /* perf shows no column for these: overhead and samples always come
+     * first, and the pipeline stage cycles are POWER's (arch_support_sort_key) */
+    if (!strcmp(list[i], "overhead") || !strcmp(list[i], "sample") || !strcmp(list[i], "local_p_stage_cyc") ||
+        !strcmp(list[i], "p_stage_cyc"))
+      continue;
     if (k < 0) {
       fprintf(stderr, "profileme mem: unknown --sort key '%s'\n", list[i]);
       return 2;
@@ -125,6 +136,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   struct mkey k;
   memset(&k, 0, sizeof k);
   if (has(m, M_WEIGHT)) k.weight = smp->weight;
+  if (has(m, M_INS_LAT)) k.ins_lat = smp->ins_lat;
   k.ds = smp->data_src & m->ds_mask;
   if (has(m, M_COMM) || has(m, M_PID)) k.comm = sym_comm(s->m, smp->pid, smp->tid);
   if (has(m, M_PID)) k.tid = smp->tid;
@@ -167,6 +179,7 @@ static void cell(const struct mkey *e, enum mkey_id k, char *buf, size_t len)
 {
   switch (k) {
   case M_WEIGHT: snprintf(buf, len, "%" PRIu64, e->weight); break;
+  case M_INS_LAT: snprintf(buf, len, "%" PRIu32, e->ins_lat); break;
   case M_MEM: mem_lvl_str(e->ds, buf, len); break;
   case M_SNOOP: mem_snoop_str(e->ds, buf, len); break;
   case M_TLB: mem_tlb_str(e->ds, buf, len); break;
@@ -180,7 +193,7 @@ static void cell(const struct mkey *e, enum mkey_id k, char *buf, size_t len)
   case M_SYM: sym_column((char)e->level, e->sym, e->addr, buf, len); break;
   case M_DSYM:
     if (e->dsym) snprintf(buf, len, "[.] %s+0x%" PRIx64, e->dsym->name, e->daddr - e->dsym->start);
-    else snprintf(buf, len, "[.] 0x%016" PRIx64, e->daddr);
+    else sym_column('.', NULL, e->daddr, buf, len);
     break;
   default: buf[0] = '\0'; break;
   }
@@ -194,6 +207,7 @@ static int cmp_key(const struct mkey *a, const struct mkey *b, enum mkey_id k)
   char x[256], y[256];
   switch (k) {
   case M_WEIGHT: return a->weight > b->weight ? -1 : a->weight < b->weight;
+  case M_INS_LAT: return a->ins_lat < b->ins_lat ? -1 : a->ins_lat > b->ins_lat;
   case M_PID: return a->tid < b->tid ? -1 : a->tid > b->tid;
   case M_DSYM: return a->daddr < b->daddr ? -1 : a->daddr > b->daddr;
   case M_SYM:
@@ -286,8 +300,7 @@ static int print_event(const struct mem *m, const struct session *s, size_t ev)
     }
   printf("# Samples: %" PRIu64 "  of event '%s'\n# Total weight : %" PRIu64 "\n# Sort order   : ", m->nsamples[ev],
          pd_reader_event(s->r, ev)->name, m->total[ev]);
-  for (size_t j = 0; j < m->nkeys; j++) printf("%s%s", j ? "," : "", mkeys[m->keys[j]].name);
-  printf("\n#\n");
+  printf("%s\n#\n", m->sort_order);
   int rc = print_breakdown(m, ev);
   printf("# Overhead       Samples");
   for (size_t j = 0; j < m->nkeys; j++) printf("  %-*s", w[m->keys[j]], mkeys[m->keys[j]].header);
@@ -381,8 +394,12 @@ int cmd_mem(int argc, char **argv)
     return 2;
   }
   argc--, argv++;
-  static const enum mkey_id def[] = { M_WEIGHT, M_MEM, M_SYM, M_DSO, M_DSYM, M_DDSO, M_SNOOP, M_TLB, M_LOCKED, M_BLOCKED };
-  struct mem m = { .nkeys = sizeof def / sizeof def[0] };
+  /* perf 6.1's default_mem_sort_order (util/sort.c) */
+  static const enum mkey_id def[] = { M_WEIGHT, M_MEM, M_SYM, M_DSO, M_DSYM, M_DDSO, M_SNOOP, M_TLB, M_LOCKED, M_BLOCKED,
+                                      M_INS_LAT };
+  struct mem m = { .nkeys = sizeof def / sizeof def[0],
+                   .sort_order = "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,"
+                                 "local_ins_lat,local_p_stage_cyc" };
   memcpy(m.keys, def, sizeof def);
   const char *input = NULL, *symfs = NULL;
   int c;
@@ -391,7 +408,10 @@ int cmd_mem(int argc, char **argv)
     switch (c) {
     case 'i': input = optarg; break;
     case O_STDIO: break;
-    case 's': if (parse_sort(&m, optarg)) return 2; break;
+    case 's':
+      m.sort_order = optarg;
+      if (parse_sort(&m, optarg)) return 2;
+      break;
     case 't': {
       int t = mem_parse_type(optarg);
       if (!t) {
