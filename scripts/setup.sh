@@ -20,6 +20,7 @@ PACKAGES=(
   linux-perf                          # perf 6.1: reads our perf.data (tests)
   python3                             # independent readers in the tests (regs.sh, truth.sh)
   flex bison m4                       # cross-building Linux perf (its parsers) and elfutils (libcpu): tests/thirdparty/perf.sh
+  patch                               # the perf-tools series on linux-source-6.1 (tests/thirdparty/perf-series.sh)
 )
 
 update=0 build=1
