@@ -47,12 +47,15 @@ if [ $host = 1 ]; then
 fi
 [ $checkpatch = 1 ] || exit 0
 
-# checkpatch.pl from the tree the series applies to; --no-tree: the entry
+# checkpatch.pl from the tree the series applies to, over each patch (not
+# the cover letter, which is no diff), read from stdin: given a file that
+# git tracks, checkpatch checks it as a source file. --no-tree: the entry
 # keeps the script, not the tree. Errors fail, warnings are reported.
 command -v perl >/dev/null || { echo "perf-series: perl not found" >&2; exit 1; }
 errors=0
 for p in "$series"/[0-9][0-9][0-9][0-9]-*.patch; do
-  total=$(perl "$a/checkpatch/checkpatch.pl" --no-tree --color=never "$p" 2>&1 | grep -m1 '^total: ')
+  case ${p##*/} in 0000-*) continue ;; esac
+  total=$(perl "$a/checkpatch/checkpatch.pl" --no-tree --color=never - <"$p" 2>&1 | grep -m1 '^total: ')
   echo "checkpatch: ${p##*/}: ${total:-no total line}"
   case $total in "total: 0 errors,"*) ;; *) errors=1 ;; esac
 done
