@@ -1485,6 +1485,9 @@ int pd_parse_sample(const struct pd_reader *r, const struct perf_event_header *r
   if (st & PERF_SAMPLE_ID) s->id = take64(&c, "id");
   if (st & PERF_SAMPLE_STREAM_ID) s->stream_id = take64(&c, "stream_id");
   if ((st & PERF_SAMPLE_CPU) && (q = take(&c, 1, 8, "cpu"))) s->cpu = rd32(q);
+  /* without PERIOD, the event's own (perf's evsel__parse_sample: a
+   * fixed-period event, perf record -c N, samples none) */
+  s->period = a->sample_period;
   if (st & PERF_SAMPLE_PERIOD) s->period = take64(&c, "period");
   parse_tail(&c, a, s);
   if (c.bad)

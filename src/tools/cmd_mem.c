@@ -28,15 +28,16 @@ enum mkey_id {
 static const struct {
   const char *name, *alias, *header;
   int min;                       /* perf's minimum width */
-  uint64_t ds_mask;              /* data_src bits the key depends on */
+  uint64_t ds_mask;              /* data_src bits the key tells entries apart by: perf's
+                                    sort__*_cmp compare one field (mem: mem_lvl alone) */
 } mkeys[NMKEYS] = {
   [M_WEIGHT] = { "local_weight", "weight", "Local Weight", 12, 0 },
-  [M_MEM] = { "mem", NULL, "Memory access", 24, 0x3FFFull << 5 | 0x1Full << 33 | 0x7ull << 43 },
+  [M_MEM] = { "mem", NULL, "Memory access", 24, 0x3FFFull << 5 },
   [M_SYM] = { "symbol", "sym", "Symbol", 6, 0 },
   [M_DSO] = { "dso", NULL, "Shared Object", 13, 0 },
   [M_DSYM] = { "symbol_daddr", NULL, "Data Symbol", 11, 0 },
   [M_DDSO] = { "dso_daddr", NULL, "Data Object", 11, 0 },
-  [M_SNOOP] = { "snoop", NULL, "Snoop", 12, 0x1Full << 19 | 0x3ull << 38 },
+  [M_SNOOP] = { "snoop", NULL, "Snoop", 12, 0x1Full << 19 },
   [M_TLB] = { "tlb", NULL, "TLB access", 22, 0x7Full << 26 },
   [M_LOCKED] = { "locked", NULL, "Locked", 6, 0x3ull << 24 },
   [M_BLOCKED] = { "blocked", NULL, "Blocked", 10, 0x7ull << 40 },
@@ -54,7 +55,9 @@ struct mkey {
   const struct sym_symbol *sym, *dsym;
   uint32_t tid, level;
 };
-struct mval { uint64_t cost, samples; };
+/* An entry's cost and samples, and the data source of its first sample,
+ * which perf prints for the entry (the others merge into its hist_entry). */
+struct mval { uint64_t cost, samples, ds; };
 
 /* Breakdown rows: a data_src part and its counts. */
 struct bkey { int kind; uint64_t ds; };
@@ -154,16 +157,18 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   }
   struct mval *v = hist_get(m->hists[ev], &k);
   if (!v) return PM_ENOMEM;
+  if (!v->samples) v->ds = smp->data_src;
   v->cost += cost;
   v->samples++;
   m->total[ev] += cost;
   m->nsamples[ev]++;
   for (int b = 0; b < NB; b++) {
-    static const enum mkey_id part[NB] = { M_MEM, M_TLB, M_OP };
+    /* the bits each part prints: level with its number, remote and hops */
+    static const uint64_t part[NB] = { 0x3FFFull << 5 | 0x1Full << 33 | 0x7ull << 43, 0x7Full << 26, 0x1F };
     struct bkey bk;
     memset(&bk, 0, sizeof bk);   /* the padding is part of the key */
     bk.kind = b;
-    bk.ds = smp->data_src & mkeys[part[b]].ds_mask;
+    bk.ds = smp->data_src & part[b];
     struct mval *bv = hist_get(m->breakdown[ev], &bk);
     if (!bv) return PM_ENOMEM;
     bv->cost += cost;
@@ -174,18 +179,18 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
 
 /* ---- output ---- */
 
-/* The text of column k for entry e. */
-static void cell(const struct mkey *e, enum mkey_id k, char *buf, size_t len)
+/* The text of column k for entry e (v: its values). */
+static void cell(const struct mkey *e, const struct mval *v, enum mkey_id k, char *buf, size_t len)
 {
   switch (k) {
   case M_WEIGHT: snprintf(buf, len, "%" PRIu64, e->weight); break;
   case M_INS_LAT: snprintf(buf, len, "%" PRIu32, e->ins_lat); break;
-  case M_MEM: mem_lvl_str(e->ds, buf, len); break;
-  case M_SNOOP: mem_snoop_str(e->ds, buf, len); break;
-  case M_TLB: mem_tlb_str(e->ds, buf, len); break;
-  case M_LOCKED: mem_lock_str(e->ds, buf, len); break;
-  case M_BLOCKED: mem_blk_str(e->ds, buf, len); break;
-  case M_OP: mem_op_str(e->ds, buf, len); break;
+  case M_MEM: mem_lvl_str(v->ds, buf, len); break;
+  case M_SNOOP: mem_snoop_str(v->ds, buf, len); break;
+  case M_TLB: mem_tlb_str(v->ds, buf, len); break;
+  case M_LOCKED: mem_lock_str(v->ds, buf, len); break;
+  case M_BLOCKED: mem_blk_str(v->ds, buf, len); break;
+  case M_OP: mem_op_str(v->ds, buf, len); break;
   case M_COMM: snprintf(buf, len, "%s", e->comm); break;
   case M_PID: snprintf(buf, len, "%7d:%s", (int32_t)e->tid, e->comm); break;
   case M_DSO: snprintf(buf, len, "%s", e->dso ? e->dso->short_name : "[unknown]"); break;
@@ -202,10 +207,17 @@ static void cell(const struct mkey *e, enum mkey_id k, char *buf, size_t len)
 struct mrow { const struct mkey *k; const struct mval *v; };
 static const struct mem *sort_m;
 
-static int cmp_key(const struct mkey *a, const struct mkey *b, enum mkey_id k)
+/* perf's output order of two entries by key k (hist_entry__sort: each
+ * key's se_sort, else its se_cmp): < 0 when a comes first. */
+static int cmp_key(const struct mrow *ra, const struct mrow *rb, enum mkey_id k)
 {
+  const struct mkey *a = ra->k, *b = rb->k;
   char x[256], y[256];
   switch (k) {
+  case M_MEM: case M_SNOOP: case M_TLB: case M_LOCKED: case M_BLOCKED: case M_OP:
+    /* the field's value, ascending */
+    return (a->ds & mkeys[k].ds_mask) < (b->ds & mkeys[k].ds_mask) ? -1 :
+           (a->ds & mkeys[k].ds_mask) > (b->ds & mkeys[k].ds_mask);
   case M_WEIGHT: return a->weight > b->weight ? -1 : a->weight < b->weight;
   case M_INS_LAT: return a->ins_lat < b->ins_lat ? -1 : a->ins_lat > b->ins_lat;
   case M_PID: return a->tid < b->tid ? -1 : a->tid > b->tid;
@@ -217,8 +229,8 @@ static int cmp_key(const struct mkey *a, const struct mkey *b, enum mkey_id k)
     }
     return strcmp(a->sym->name, b->sym->name);
   default:
-    cell(a, k, x, sizeof x);
-    cell(b, k, y, sizeof y);
+    cell(a, ra->v, k, x, sizeof x);
+    cell(b, rb->v, k, y, sizeof y);
     return strcmp(x, y);
   }
 }
@@ -228,7 +240,7 @@ static int row_cmp(const void *pa, const void *pb)
   const struct mrow *a = pa, *b = pb;
   if (a->v->cost != b->v->cost) return a->v->cost > b->v->cost ? -1 : 1;
   for (size_t i = 0; i < sort_m->nkeys; i++) {
-    int c = cmp_key(a->k, b->k, sort_m->keys[i]);
+    int c = cmp_key(a, b, sort_m->keys[i]);
     if (c) return c;
   }
   return 0;
@@ -290,7 +302,7 @@ static int print_event(const struct mem *m, const struct session *s, size_t ev)
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < m->nkeys; j++) {
       enum mkey_id k = m->keys[j];
-      cell(rows[i].k, k, buf, sizeof buf);
+      cell(rows[i].k, rows[i].v, k, buf, sizeof buf);
       if ((int)strlen(buf) > w[k]) w[k] = (int)strlen(buf);
       if ((k == M_DSYM && !rows[i].k->dsym) || (k == M_SYM && !rows[i].k->sym)) {
         if (w[k] < 22) w[k] = 22;
@@ -313,7 +325,7 @@ static int print_event(const struct mem *m, const struct session *s, size_t ev)
   for (size_t i = 0; i < n; i++) {
     printf("  %7.2f%%  %12" PRIu64, pct(rows[i].v->cost, m->total[ev]), rows[i].v->samples);
     for (size_t j = 0; j < m->nkeys; j++) {
-      cell(rows[i].k, m->keys[j], buf, sizeof buf);
+      cell(rows[i].k, rows[i].v, m->keys[j], buf, sizeof buf);
       printf("  %-*s", j + 1 == m->nkeys && m->keys[j] == M_SYM ? 0 : w[m->keys[j]], buf);
     }
     putchar('\n');
