@@ -53,3 +53,16 @@ no_tip() {
   awk '{ l[NR] = $0 } END { n = NR; if (n >= 3 && l[n - 1] ~ /^# \(/ && l[n] == "#" && l[n - 2] == "#") n -= 3
        for (i = 1; i <= n; i++) print l[i] }' "$1"
 }
+
+# dump_records FILE: a -D dump as its records, one a line (a record's lines
+# joined by \x1f), sorted: the same dump whatever the order of its records.
+# perf prints the user records (FINISHED_ROUND...) as it reads them and the
+# others as its ordered-events queue flushes; profileme prints in time order.
+# What comes before the first record and report's closing stats are records
+# of their own.
+dump_records() {
+  awk 'BEGIN { b = "head" }
+       /^0x[0-9a-f]+@/ || /^Aggregated stats:$/ { print b; b = "" }
+       { b = b "\x1f" $0 }
+       END { print b }' "$1" | LC_ALL=C sort
+}

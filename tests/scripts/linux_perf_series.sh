@@ -89,9 +89,11 @@ same mem.all pm.mem-all perf.mem-all "perf mem report --all prints profileme mem
 
 # ---- perf annotate ----
 host_perf annotate --stdio -i pm.data pages >perf.annotate 2>perf.annotate.err
-# the instructions with a share, against perf dcpi's rows of pages
+# the instructions with a share, against perf dcpi's rows of pages (the
+# table's pc column, before "pages+0x...")
 got=$(awk -F: '$1 + 0 > 0 && $2 ~ /^ +[0-9a-f]+$/ { gsub(/ /, "", $2); print $2 }' perf.annotate | sort | paste -sd' ')
-want=$(awk -F, '$3 == "pages" { sub(/^0x/, "", $2); print $2 }' perf.dcpi-csv | sort | paste -sd' ')
+want=$(awk '!/^#/ { for (i = 2; i <= NF; i++) if ($i ~ /^pages\+0x/) { sub(/^0x/, "", $(i - 1)); print $(i - 1) } }' perf.dcpi-insn |
+  sort | paste -sd' ')
 if [ -n "$want" ] && [ "$got" = "$want" ]; then
   pass "annotate: perf annotate gives a share to the $(wc -w <<<"$want") instructions of pages() perf dcpi lists"
 else

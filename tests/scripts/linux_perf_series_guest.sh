@@ -5,9 +5,11 @@
 # user at perf_event_paranoid 2 and reads its own files there; the oracle is
 # profileme's own tools reading the same files on the host.
 #  - decode: `perf record` of a ProfileMe event that keeps every fetched
-#    instruction over tests/linuxperf/pmwork.c; perf report -D and perf
-#    script -D in the machine print, whole, what profileme report -D and
-#    script -D print;
+#    instruction over tests/linuxperf/pmwork.c (the series has perf record
+#    sample the ProfileMe payload); perf report -D and perf script -D in the
+#    machine print every record as profileme report -D and script -D do
+#    (compared record by record: perf prints its user records, such as
+#    FINISHED_ROUND, as it reads them, profileme in time order);
 #  - dcpi.*: perf dcpi in the machine, by symbol and by instruction (the
 #    Alpha objdump built with perf, run in the machine), prints profileme
 #    dcpi's tables;
@@ -35,6 +37,13 @@ same() {
   if [ -s "$2" ] && cmp -s "$2" "$3"; then pass "$1: $4"
   else fail "$1" "differs from profileme's ($(wc -l <"$2") against $(wc -l <"$3") lines)"; diff "$2" "$3" | head -n 8 | sed 's/^/    /'; fi
 }
+# same_records NAME WANT-DUMP GOT-DUMP WHAT: the same records in both dumps
+same_records() {
+  dump_records "$2" >"$2.records"
+  dump_records "$3" >"$3.records"
+  if [ -s "$2" ] && cmp -s "$2.records" "$3.records"; then pass "$1: $4"
+  else fail "$1" "differs from profileme's"; diff "$2.records" "$3.records" | head -n 4 | cut -c1-300 | sed 's/^/    /'; fi
+}
 series_setup $G --no-checkpatch || exit 0
 cp "$W/pmwork" "$W/callchain" .
 
@@ -45,10 +54,14 @@ if [ "${n:-0}" -gt 50 ]; then pass "record: $n samples of cpu/event=1,profileme=
 else fail record "'$n' samples: $(tail -n 2 record.err | tr '\n' ' ')"; exit 0; fi
 guest -- report -D -i pm.data >perf.report-D 2>/dev/null
 "$PROFILEME" report -D -i pm.data >pm.report-D 2>&1
-same decode.report-D pm.report-D perf.report-D "perf report -D in the machine prints profileme report -D's $(grep -c '^ \.\.\. ProfileMe raw' pm.report-D) decoded samples"
+same_records decode.report-D pm.report-D perf.report-D "perf report -D in the machine prints profileme report -D's $(grep -c '^0x[0-9a-f]*@' pm.report-D) records, $(grep -c '^ \.\.\. ProfileMe raw' pm.report-D) ProfileMe samples decoded"
+nsamples=$(grep -c 'PERF_RECORD_SAMPLE(' perf.report-D)
+nblocks=$(grep -c '^ \.\.\. ProfileMe raw v1: 52 bytes$' perf.report-D)
+if [ "$nsamples" -gt 50 ] && [ "$nblocks" = "$nsamples" ]; then pass "decode.every-sample: perf record sampled the payload; $nblocks of $nsamples samples decoded"
+else fail decode.every-sample "$nblocks ProfileMe blocks for $nsamples samples"; fi
 guest -- script -D -i pm.data >perf.script-D 2>/dev/null
 "$PROFILEME" script -D -i pm.data >pm.script-D 2>&1
-same decode.script-D pm.script-D perf.script-D "perf script -D in the machine prints profileme script -D's $(wc -l <pm.script-D) lines"
+same_records decode.script-D pm.script-D perf.script-D "perf script -D in the machine prints profileme script -D's $(grep -c '^0x[0-9a-f]*@' pm.script-D) records"
 
 # ---- perf dcpi ----
 guest -- dcpi -i pm.data >perf.dcpi-sym 2>perf.dcpi-sym.err
