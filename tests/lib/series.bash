@@ -59,10 +59,11 @@ no_tip() {
 # perf prints the user records (FINISHED_ROUND...) as it reads them and the
 # others as its ordered-events queue flushes; profileme prints in time order.
 # What comes before the first record and report's closing stats are records
-# of their own.
+# of their own; the blank lines between records go.
 dump_records() {
-  awk 'BEGIN { b = "head" }
-       /^0x[0-9a-f]+@/ || /^Aggregated stats:$/ { print b; b = "" }
+  awk 'function out() { sub(/(\x1f)+$/, "", b); print b }
+       BEGIN { b = "head" }
+       /^0x[0-9a-f]+@/ || /^Aggregated stats:$/ { out(); b = "" }
        { b = b "\x1f" $0 }
-       END { print b }' "$1" | LC_ALL=C sort
+       END { out() }' "$1" | LC_ALL=C sort
 }
