@@ -15,6 +15,8 @@
 #  - mem.*: perf mem report prints profileme mem report (memory operations
 #    only, the breakdown by data source first) on a `mem record` file, and
 #    --all counts what profileme mem report --all counts;
+#  - regs: perf script -F uregs,iregs names the Alpha registers (r0..r28,
+#    gp, sp, pc) as profileme script does;
 #  - annotate: perf annotate, which unpatched perf 6.1 refuses for Alpha,
 #    gives a share to exactly the instructions of pages() that perf dcpi
 #    --by insn lists;
@@ -86,6 +88,17 @@ same mem.report pm.mem perf.mem "perf mem report prints profileme mem report ($(
 host_perf mem report --all --stdio -i mem.data >perf.mem-all.raw 2>/dev/null
 no_tip perf.mem-all.raw >perf.mem-all
 same mem.all pm.mem-all perf.mem-all "perf mem report --all prints profileme mem report --all ($(grep -m1 '^# Samples' pm.mem-all))"
+
+# ---- registers: perf script names Alpha's ----
+"$PROFILEME" record -e cycles:p -c 20000 --user-regs=r0,r26,gp,sp,pc -I -o regs.data -- "$W/callchain" 300000 \
+  >regs.out 2>regs.err || fail regs "profileme record: $(tail -n 2 regs.err | tr '\n' ' ')"
+"$PROFILEME" script -F ip,sym,uregs,iregs -i regs.data >pm.regs 2>&1
+host_perf script -F ip,sym,uregs,iregs -i regs.data >perf.regs 2>/dev/null
+if grep -q ' r26:0x[0-9a-f]* *gp:0x[0-9a-f]* *sp:0x[0-9a-f]* *pc:0x' perf.regs; then
+  same regs pm.regs perf.regs "perf script -F uregs,iregs names the Alpha registers as profileme script does ($(wc -l <pm.regs) samples)"
+else
+  fail regs "no named registers: $(head -c 200 perf.regs)"
+fi
 
 # ---- perf annotate ----
 host_perf annotate --stdio -i pm.data pages >perf.annotate 2>perf.annotate.err
