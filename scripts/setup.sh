@@ -23,6 +23,7 @@ PACKAGES=(
   flex bison m4                       # cross-building Linux perf (its parsers) and elfutils (libcpu): tests/thirdparty/perf.sh
   hotspot                             # hotspot 1.3.0 and hotspot-perfparser: tests/scripts/hotspot.sh
   chromium xvfb                       # headless browser for speedscope.sh; Xvfb for hotspot's screenshot (docs/viewers.md)
+  patch                               # the perf-tools series on linux-source-6.1 (tests/thirdparty/perf-series.sh)
 )
 
 update=0 build=1

@@ -1,12 +1,14 @@
 /* perf's dump mode (-D, --dump-raw-trace), which perf script and perf
  * report share: each record's file offset, type and size, its bytes in hex
- * and ASCII, the time stamp, and its decoded fields; a sample's ProfileMe raw
- * payload decoded by register field and status name. */
+ * and ASCII, the time stamp, and its decoded fields; a ProfileMe sample's raw
+ * payload decoded by register field and status name after its bytes, where
+ * the perf-tools series' patch has perf print it. */
 #include "analysis/dump.h"
 #include "analysis/itrace.h"
 #include "analysis/reg_names.h"
 #include "uapi/ev67_regs.h"
 #include "analysis/pm_status.h"
+#include "analysis/datasrc.h"
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,6 +44,94 @@ static uint64_t u64_at(const struct perf_event_header *h, size_t off)
   uint64_t v = 0;
   if (off + 8 <= h->size) memcpy(&v, (const char *)h + off, 8);
   return v;
+}
+
+/* perf's user record types (tools/lib/perf/include/perf/event.h) dumped here */
+enum { REC_ID_INDEX = 69, REC_THREAD_MAP = 73, REC_CPU_MAP = 74 };
+
+/* perf's cpu_map__snprint: ascending runs as "0-3,5" (-1 for "any CPU"). */
+static void print_cpu_list(const int *cpu, size_t n)
+{
+  bool first = true;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j + 1 < n && cpu[j + 1] - cpu[i] == (int)(j + 1 - i)) j++;
+    if (j == i) printf("%s%d", first ? "" : ",", cpu[i]);
+    else printf("%s%d-%d", first ? "" : ",", cpu[i], cpu[j]);
+    first = false;
+    i = j + 1;
+  }
+  putchar('\n');
+}
+
+static uint16_t u16_at(const struct perf_event_header *h, size_t off)
+{
+  uint16_t v = 0;
+  if (off + 2 <= h->size) memcpy(&v, (const char *)h + off, 2);
+  return v;
+}
+
+/* perf_event__fprintf_cpu_map: ": " and the CPUs of a CPU_MAP record (its
+ * data at 8: u16 type, then a list of u16, a bit mask of 32 or 64-bit words,
+ * or a range; packed). */
+static void dump_cpu_map(const struct perf_event_header *h)
+{
+  int cpus[4096];
+  size_t n = 0;
+  uint16_t type = u16_at(h, 8);
+  printf(": ");
+  if (type == 0) {                                  /* PERF_CPU_MAP__CPUS */
+    for (unsigned i = 0, nr = u16_at(h, 10); i < nr && n < 4096; i++) {
+      uint16_t c = u16_at(h, 12 + 2 * (size_t)i);
+      cpus[n++] = c == 0xffff ? -1 : c;
+    }
+  } else if (type == 1) {                           /* PERF_CPU_MAP__MASK */
+    unsigned nr = u16_at(h, 10), lsize = u16_at(h, 12);
+    for (unsigned w = 0; w < nr && (lsize == 4 || lsize == 8); w++) {
+      uint64_t m = lsize == 4 ? u32_at(h, 14 + 4 * (size_t)w) : u64_at(h, 18 + 8 * (size_t)w);
+      for (unsigned b = 0; b < lsize * 8 && n < 4096; b++)
+        if (m >> b & 1) cpus[n++] = (int)(w * lsize * 8 + b);
+    }
+  } else if (type == 2) {                           /* PERF_CPU_MAP__RANGE_CPUS */
+    const uint8_t *d = (const uint8_t *)h;
+    if (h->size >= 16 && d[10]) cpus[n++] = -1;
+    for (unsigned c = u16_at(h, 12); h->size >= 16 && c <= u16_at(h, 14) && n < 4096; c++) cpus[n++] = (int)c;
+  }
+  if (n) print_cpu_list(cpus, n);
+  else printf("\n");
+}
+
+/* perf_event__fprintf_thread_map: " nr: N thread(s): PID, PID" (u64 nr at 8,
+ * then {u64 pid; char comm[16]} each). */
+static void dump_thread_map(const struct perf_event_header *h)
+{
+  uint64_t nr = u64_at(h, 8);
+  if (nr > (h->size - 16u) / 24) nr = (h->size - 16u) / 24;
+  printf(" nr: %d thread%s: ", (int)nr, nr > 1 ? "s" : "");
+  for (uint64_t i = 0; i < nr; i++) printf("%s%d", i ? ", " : "", (int32_t)u64_at(h, 16 + 24 * i));
+  putchar('\n');
+}
+
+/* perf_event__process_id_index's dump: " nr: N", then each entry
+ * {id, idx, cpu, tid} and, when the record has room for them after the
+ * entries, their {machine_pid, vcpu}. */
+static void dump_id_index(const struct perf_event_header *h)
+{
+  uint64_t nr = u64_at(h, 8), room = h->size > 16 ? (h->size - 16u) : 0;
+  bool two = nr && room >= nr * 48;
+  if (nr > room / 32) nr = room / 32;
+  printf(" nr: %zu\n", (size_t)nr);
+  for (uint64_t i = 0; i < nr; i++) {
+    size_t e = 16 + 32 * i;
+    printf(" ... id: %" PRIu64 "  idx: %" PRIu64 "  cpu: %" PRId64 "  tid: %" PRId64, u64_at(h, e), u64_at(h, e + 8),
+           (int64_t)u64_at(h, e + 16), (int64_t)u64_at(h, e + 24));
+    if (two) {
+      size_t e2 = 16 + 32 * nr + 16 * i;
+      printf("  machine_pid: %" PRId64 "  vcpu: %" PRIu64 "\n", (int64_t)u64_at(h, e2), u64_at(h, e2 + 8));
+    } else {
+      putchar('\n');
+    }
+  }
 }
 
 /* A NUL-terminated string of the record at off, or "". */
@@ -100,10 +190,16 @@ static const char *const trap_names[16] = {
   "dstream_fault", "opcdec", "iacv", "mchk", "itb_miss", "arith", "interrupt", "mt_fpcr", "reset"
 };
 
-static void dump_pm(const struct pd_sample *smp)
+/* The ProfileMe decode of a sample, as the perf-tools series' patch prints
+ * it (util/alpha-sample-raw.c, perf's trace_event_sample_raw hook): for the
+ * samples of ProfileMe events in an Alpha file, right after the record's
+ * bytes; the payload's registers field by field, the driver's status by name,
+ * the window counts (PCTR1 is the weight) and the data source. */
+static void dump_pm(const struct session *s, const struct pd_sample *smp)
 {
+  const char *arch = pd_reader_env(s->r, "arch");
   struct pm_raw_v1 raw;
-  if (!(smp->sample_type & PERF_SAMPLE_RAW)) return;
+  if (!arch || strcmp(arch, "alpha") || !pm_event_is_profileme(&smp->event->attr)) return;
   if (!session_pm_raw(smp, &raw)) {
     printf(" ... raw: %u bytes (not a ProfileMe v%d payload)\n", smp->raw_size, PM_RAW_VERSION);
     return;
@@ -125,6 +221,11 @@ static void dump_pm(const struct pd_sample *smp)
     if (raw.status & (1ull << i)) printf(" %s", pm_status_names[i]);
   if (raw.status & PM_ST_TRAP) printf(" trap_type=%s", trap_names[PM_ST_TRAP_TYPE(raw.status)]);
   printf("\n ...... pctr0: %" PRIu64 "  pctr1: %" PRIu64 "\n", raw.pctr0, raw.pctr1);
+  if (smp->sample_type & PERF_SAMPLE_DATA_SRC) {
+    char ds[160];
+    mem_info_str(smp->data_src, ds, sizeof ds);
+    printf(" ...... data_src: %s\n", ds);
+  }
 }
 
 /* perf's regs__printf: "... user regs: mask 0x... ABI 64-bit", then
@@ -154,7 +255,6 @@ static void dump_sample(struct session *s, const struct session_rec *r, dump_fn 
     printf("... ustack: size %" PRIu64 ", offset 0x%x\n", smp->stack_dyn_size, smp->stack_offset);
   if (smp->sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) printf("... weight: %" PRIu64 "\n", smp->weight);
   if (smp->sample_type & PERF_SAMPLE_DATA_SRC) printf(" . data_src: 0x%" PRIx64 "\n", smp->data_src);
-  dump_pm(smp);
   printf(" ... thread: %s:%d\n ...... dso: %s\n", sym_comm(s->m, smp->pid, smp->tid), (int32_t)smp->tid,
          r->loc.dso ? r->loc.dso->path : "[unknown]");
   if (after) after(ctx, s, r);
@@ -190,12 +290,13 @@ static void dump_auxtrace(const struct perf_event_header *h)
   }
 }
 
-void dump_record(struct session *s, const struct session_rec *r, dump_fn after, void *ctx)
+void dump_record(struct session *s, const struct session_rec *r, enum dump_tool tool, dump_fn after, void *ctx)
 {
   const struct perf_event_header *h = r->h;
   const char *name = session_record_name(h->type);
   printf("\n%#" PRIx64 "@%s [%#x]: event: %u\n", r->offset, s->path, h->size, h->type);
   hex_dump(h);
+  if (h->type == PERF_RECORD_SAMPLE && r->sample) dump_pm(s, r->sample);
   dump_tstamp(s, r);
   printf("%#" PRIx64 " [%#x]: PERF_RECORD_%s", r->offset, h->size, name ? name : "UNKNOWN");
   switch (h->type) {
@@ -228,9 +329,21 @@ void dump_record(struct session *s, const struct session_rec *r, dump_fn after, 
   case PERF_RECORD_ITRACE_START: printf(" pid: %u tid: %u\n", u32_at(h, 8), u32_at(h, 12)); break;
   case PD_RECORD_AUXTRACE_INFO: printf(" type: %u\n", h->size >= 16 ? u32_at(h, 8) : 0); break;
   case PD_RECORD_AUXTRACE: dump_auxtrace(h); break;
+  case REC_ID_INDEX: dump_id_index(h); break;
+  /* report has no handler for these: perf prints them, then its stub's word */
+  case REC_THREAD_MAP:
+    dump_thread_map(h);
+    if (tool == DUMP_REPORT) printf(": unhandled!\n");
+    break;
+  case REC_CPU_MAP:
+    dump_cpu_map(h);
+    if (tool == DUMP_REPORT) printf(": unhandled!\n");
+    break;
   case PERF_RECORD_THROTTLE:
   case PERF_RECORD_UNTHROTTLE:
-    printf(": time %" PRIu64 " id %" PRIu64 " stream_id %" PRIu64 "\n", u64_at(h, 8), u64_at(h, 16), u64_at(h, 24));
+    /* perf 6.1: script's handler prints nothing, not even the line's end
+     * (the next record's first "\n" ends it); report has no handler */
+    if (tool == DUMP_REPORT) printf(": unhandled!\n");
     break;
   default:
     printf(name && h->type >= 64 && h->type != 82 ? "\n" : ": unhandled!\n");

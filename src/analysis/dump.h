@@ -8,8 +8,13 @@
 /* Called after a sample's dump (perf script adds its line there). */
 typedef void (*dump_fn)(void *ctx, struct session *s, const struct session_rec *r);
 
-/* Prints record r of s; after (may be NULL) runs after a sample's fields. */
-void dump_record(struct session *s, const struct session_rec *r, dump_fn after, void *ctx);
+/* Which tool dumps: the records a tool has no handler for are "unhandled!"
+ * in perf (report has none for THROTTLE and UNTHROTTLE, script has). */
+enum dump_tool { DUMP_REPORT, DUMP_SCRIPT };
+
+/* Prints record r of s as tool does; after (may be NULL) runs after a
+ * sample's fields. */
+void dump_record(struct session *s, const struct session_rec *r, enum dump_tool tool, dump_fn after, void *ctx);
 
 /* perf report -D's trailer: "Aggregated stats:" with the records of each
  * type counted in counts[type] (PERF_RECORD_HEADER_MAX entries, [0] the

@@ -16,6 +16,14 @@ bool session_pm_raw(const struct pd_sample *s, struct pm_raw_v1 *raw)
   return raw->version == PM_RAW_VERSION;
 }
 
+bool pm_event_is_profileme(const struct perf_event_attr *attr)
+{
+  if (!(attr->sample_type & PERF_SAMPLE_RAW)) return false;
+  if (attr->type == PERF_TYPE_HARDWARE) return attr->precise_ip > 0;
+  if (attr->type == PERF_TYPE_RAW) return attr->precise_ip > 0 || (attr->config & PM_CFG_PROFILEME);
+  return false;
+}
+
 bool pm_counts_add(struct pm_counts *c, const struct pd_sample *s)
 {
   struct pm_raw_v1 raw;

@@ -12,6 +12,13 @@
  * sample has none (no RAW, too short, another version). */
 bool session_pm_raw(const struct pd_sample *s, struct pm_raw_v1 *raw);
 
+/* Whether an event samples with ProfileMe, as the Alpha PMU driver takes
+ * it (kernel/alpha_pmu.c): a precise event on the cpu PMU (PERF_TYPE_RAW) or
+ * its generic hardware events, or the cpu PMU's profileme format bit, with
+ * PERF_SAMPLE_RAW. perf's dump decodes the raw data of these events' samples
+ * (the perf-tools series' util/alpha-sample-raw.c). */
+bool pm_event_is_profileme(const struct perf_event_attr *attr);
+
 /* The DCPI attribute names of the PM_ST_* bits, in bit order; NULL-terminated
  * at index PM_NSTATUS. */
 #define PM_NSTATUS 17

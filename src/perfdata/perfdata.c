@@ -1440,7 +1440,11 @@ static void parse_tail(struct scur *c, const struct perf_event_attr *a, struct p
     }
   }
   if (st & PERF_SAMPLE_WEIGHT) s->weight = take64(c, "weight");
-  if (st & PERF_SAMPLE_WEIGHT_STRUCT) s->weight = (uint32_t)take64(c, "weight");   /* var1_dw */
+  if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
+    uint64_t w = take64(c, "weight");
+    s->weight = (uint32_t)w;                          /* var1_dw */
+    s->ins_lat = (uint16_t)(w >> 32);                 /* var2_w */
+  }
   if (st & PERF_SAMPLE_DATA_SRC) s->data_src = take64(c, "data_src");
   if (st & PERF_SAMPLE_TRANSACTION) take64(c, "transaction");
   if (st & PERF_SAMPLE_REGS_INTR) {
@@ -1484,6 +1488,9 @@ int pd_parse_sample(const struct pd_reader *r, const struct perf_event_header *r
   if (st & PERF_SAMPLE_ID) s->id = take64(&c, "id");
   if (st & PERF_SAMPLE_STREAM_ID) s->stream_id = take64(&c, "stream_id");
   if ((st & PERF_SAMPLE_CPU) && (q = take(&c, 1, 8, "cpu"))) s->cpu = rd32(q);
+  /* without PERIOD, the event's own (perf's evsel__parse_sample: a
+   * fixed-period event, perf record -c N, samples none) */
+  s->period = a->sample_period;
   if (st & PERF_SAMPLE_PERIOD) s->period = take64(&c, "period");
   parse_tail(&c, a, s);
   if (c.bad)

@@ -129,6 +129,7 @@ struct pd_sample {
   const struct pd_event *event;
   uint64_t sample_type;
   uint64_t id, ip, time, addr, stream_id, period, weight, data_src;
+  uint16_t ins_lat;              /* WEIGHT_STRUCT's var2_w (perf's ins_lat), else 0 */
   uint32_t pid, tid, cpu;
   uint16_t cpumode;              /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
   bool exact_ip;

@@ -5,7 +5,8 @@
  * early or late, trapped, mispredicted, DTB miss, unaligned, ...). Events
  * without ProfileMe data still get their sample counts. Rows are sorted by
  * samples, then address. -x SEP writes CSV (RFC 4180 quoting) with a header
- * row; instructions are named by their link-time address (objdump's). */
+ * row; instructions are named by their link-time address and shown as
+ * objdump shows them, branch targets labelled (perf dcpi runs objdump). */
 #include "tools/commands.h"
 #include "analysis/session.h"
 #include "analysis/exact.h"
@@ -54,6 +55,9 @@ struct dcpi {
   uint64_t *total, *pm;          /* per event: samples, ProfileMe samples */
   struct exact_event *ex;        /* per event: the truth's view, when the file has it */
   bool truth;
+  const char *symfs;
+  struct dfile { const struct sym_dso *dso; struct disasm_file *f; } *files;   /* --by insn */
+  size_t nfiles;
 };
 
 static void usage(FILE *f)
@@ -186,14 +190,38 @@ static int row_cmp(const void *pa, const void *pb)
   return strcmp(x, y);
 }
 
-/* The disassembly of the instruction at k->pc, tabs as spaces; "" if unknown. */
-static void insn_of(const struct dkey *k, char *buf, size_t len)
+/* The objdump text of the instruction at k->pc, tabs as spaces; "" if
+ * unknown. Targets are labelled from the file's symbols as objdump labels
+ * them (what perf dcpi prints, running objdump), else, for what is not a
+ * file (the kernel image), printed as addresses. */
+static void insn_of(struct dcpi *d, const struct dkey *k, char *buf, size_t len)
 {
   uint32_t w;
   buf[0] = '\0';
-  if (!k->dso || !sym_dso_insn((struct sym_dso *)k->dso, k->pc, &w)) return;
-  struct axp_insn in = axp_decode(w);
-  axp_disasm(&in, k->pc, buf, len);
+  if (!k->dso) return;
+  struct disasm_file *f = NULL;
+  size_t i = 0;
+  while (i < d->nfiles && d->files[i].dso != k->dso) i++;
+  if (i < d->nfiles) {
+    f = d->files[i].f;
+  } else if (!k->dso->kernel && k->dso->path[0] != '[') {
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s", d->symfs ? d->symfs : "", k->dso->path);
+    f = disasm_file_open(path);
+    struct dfile *n = realloc(d->files, (d->nfiles + 1) * sizeof *n);
+    if (n) {
+      d->files = n;
+      d->files[d->nfiles++] = (struct dfile){ k->dso, f };
+    } else {
+      disasm_file_close(f);
+      f = NULL;
+    }
+  }
+  if (!f || !disasm_file_insn(f, k->pc, buf, len)) {
+    if (!sym_dso_insn((struct sym_dso *)k->dso, k->pc, &w)) return;
+    struct axp_insn in = axp_decode(w);
+    axp_disasm(&in, k->pc, buf, len);
+  }
   for (char *p = buf; *p; p++)
     if (*p == '\t') *p = ' ';
   size_t n = strlen(buf);
@@ -216,7 +244,7 @@ static void csv_field(const char *sep, const char *s, bool first)
   putchar('"');
 }
 
-static void print_csv(const struct dcpi *d, const struct session *s, const struct drow *rows, size_t n)
+static void print_csv(struct dcpi *d, const struct session *s, const struct drow *rows, size_t n)
 {
   static const char *const head[] = { "event", "pc", "symbol", "dso", "insn", "samples" };
   for (size_t i = 0; i < 6; i++) csv_field(d->sep, head[i], i == 0);
@@ -234,7 +262,7 @@ static void print_csv(const struct dcpi *d, const struct session *s, const struc
     const struct dval *v = rows[r].v;
     char pc[32], insn[256], num[32];
     snprintf(pc, sizeof pc, "0x%" PRIx64, k->pc);
-    if (d->by_insn) insn_of(k, insn, sizeof insn);
+    if (d->by_insn) insn_of(d, k, insn, sizeof insn);
     else insn[0] = '\0';
     csv_field(d->sep, pd_reader_event(s->r, k->ev)->name, true);
     csv_field(d->sep, k->sym || d->by_insn ? pc : "", false);
@@ -315,7 +343,7 @@ static void print_head(const struct dcpi *d, const struct session *s, const stru
   else printf("  symbol (dso)\n");
 }
 
-static void print_table(const struct dcpi *d, const struct session *s, const struct drow *rows, size_t n)
+static void print_table(struct dcpi *d, const struct session *s, const struct drow *rows, size_t n)
 {
   size_t ev = SIZE_MAX;
   int wide = 19;
@@ -345,7 +373,7 @@ static void print_table(const struct dcpi *d, const struct session *s, const str
       printf("  %s (%s)\n", k->sym ? k->sym->name : "[unknown]", k->dso ? k->dso->short_name : "[unknown]");
       continue;
     }
-    insn_of(k, insn, sizeof insn);
+    insn_of(d, k, insn, sizeof insn);
     where_of(k, where, sizeof where);
     printf("  %#18" PRIx64 "  %-*s  %s\n", k->pc, wide, where, insn);
   }
@@ -394,6 +422,8 @@ static int run(struct dcpi *d, const char *input, const char *symfs)
   free(d->pm);
   for (size_t i = 0; d->ex && i < nev; i++) exact_event_free(&d->ex[i]);
   free(d->ex);
+  for (size_t i = 0; i < d->nfiles; i++) disasm_file_close(d->files[i].f);
+  free(d->files);
   session_close(&s);
   return rc;
 }
@@ -452,5 +482,6 @@ int cmd_dcpi(int argc, char **argv)
     fprintf(stderr, "profileme dcpi: unexpected argument '%s'\n", argv[optind]);
     return 2;
   }
+  d.symfs = symfs;
   return run(&d, input, symfs);
 }

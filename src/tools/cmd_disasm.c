@@ -597,6 +597,84 @@ static void list_file(struct listing *l)
   }
 }
 
+/* ---- one instruction at a time (disasm_file_*, commands.h) ---- */
+
+struct disasm_file {
+  struct listing l;
+  int fd;
+  struct sec *secs;     /* the code sections */
+  size_t nsecs;
+};
+
+struct disasm_file *disasm_file_open(const char *path)
+{
+  struct disasm_file *f = calloc(1, sizeof *f);
+  if (!f)
+    return NULL;
+  GElf_Ehdr eh;
+  GElf_Shdr sh;
+  f->l.path = path;
+  int err = open_alpha_elf(path, &f->fd, &f->l.elf, &eh);
+  f->l.rel = !err && eh.e_type == ET_REL;
+  if (!err)
+    err = load_symbols(&f->l);
+  for (Elf_Scn *scn = NULL; !err && (scn = elf_nextscn(f->l.elf, scn));) {
+    if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_type == SHT_NOBITS || !sh.sh_size)
+      continue;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    if (!d || !d->d_buf || d->d_size < sh.sh_size)
+      continue;
+    struct sec *n = realloc(f->secs, (f->nsecs + 1) * sizeof *n);
+    if (!n) {
+      err = PM_ENOMEM;
+      break;
+    }
+    f->secs = n;
+    f->secs[f->nsecs++] = (struct sec){ section_name(f->l.elf, elf_ndxscn(scn)), elf_ndxscn(scn),
+                                        sh.sh_addr, sh.sh_size, d->d_buf };
+  }
+  if (err) {
+    disasm_file_close(f);
+    return NULL;
+  }
+  f->l.has_reloc = file_has_reloc(f->l.elf);
+  return f;
+}
+
+bool disasm_file_insn(struct disasm_file *f, uint64_t vma, char *buf, size_t len)
+{
+  const struct sec *s = NULL;
+  for (size_t i = 0; i < f->nsecs && !s; i++)
+    if (vma >= f->secs[i].vma && vma - f->secs[i].vma + 4 <= f->secs[i].size)
+      s = &f->secs[i];
+  if (!s)
+    return false;
+  if (f->l.cur != s) {    /* the labels' order depends on the listed section */
+    f->l.cur = s;
+    for (long i = 0; i < f->l.nsyms; i++)
+      f->l.syms[i].insec = strcmp(f->l.syms[i].secname, s->name) == 0;
+    qsort(f->l.syms, (size_t)f->l.nsyms, sizeof *f->l.syms, sym_cmp);
+  }
+  const uint8_t *p = s->data + (vma - s->vma);
+  uint32_t w = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+  struct axp_insn d = axp_decode(w);
+  axp_disasm_sym(&d, vma, buf, len, symbolize, &f->l);
+  return true;
+}
+
+void disasm_file_close(struct disasm_file *f)
+{
+  if (!f)
+    return;
+  free(f->l.syms);
+  free(f->secs);
+  if (f->l.elf)
+    elf_end(f->l.elf);
+  if (f->fd >= 0)
+    close(f->fd);
+  free(f);
+}
+
 int cmd_disasm(int argc, char **argv)
 {
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {

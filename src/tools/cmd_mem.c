@@ -1,11 +1,13 @@
 /* `profileme mem report`: perf mem report --stdio. Samples of events that
  * carry PERF_SAMPLE_DATA_SRC are grouped by perf's memory-mode sort keys
  * (default local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,
- * blocked) and weighted as perf mem weights them: each sample costs its
- * weight (1 when 0). Only memory operations count (data_src op LOAD, STORE,
- * PFETCH or EXEC; --all keeps the rest), since ProfileMe samples every kind
- * of instruction. A breakdown by memory level, TLB and operation comes first
- * as comment lines. Data addresses resolve to object symbols ("buf+0x18")
+ * blocked,local_ins_lat,local_p_stage_cyc, perf 6.1's; the last is POWER's
+ * and shows no column, as in perf elsewhere) and weighted as perf mem weighs
+ * them: each sample costs its weight (1 when 0). Only memory operations count
+ * (data_src op LOAD, STORE, PFETCH or EXEC; --all keeps the rest), since
+ * ProfileMe samples every kind of instruction. A breakdown by memory level,
+ * TLB and operation comes first as comment lines (both as the perf-tools
+ * series' patch has perf mem report do). Data addresses resolve to object symbols ("buf+0x18")
  * through sym_resolve_data. Column minimum widths are perf's. */
 #include "tools/commands.h"
 #include "analysis/session.h"
@@ -20,23 +22,26 @@
 #include <string.h>
 
 enum mkey_id {
-  M_WEIGHT, M_MEM, M_SYM, M_DSO, M_DSYM, M_DDSO, M_SNOOP, M_TLB, M_LOCKED, M_BLOCKED, M_OP, M_COMM, M_PID, NMKEYS
+  M_WEIGHT, M_MEM, M_SYM, M_DSO, M_DSYM, M_DDSO, M_SNOOP, M_TLB, M_LOCKED, M_BLOCKED, M_INS_LAT, M_OP, M_COMM, M_PID,
+  NMKEYS
 };
 static const struct {
   const char *name, *alias, *header;
   int min;                       /* perf's minimum width */
-  uint64_t ds_mask;              /* data_src bits the key depends on */
+  uint64_t ds_mask;              /* data_src bits the key tells entries apart by: perf's
+                                    sort__*_cmp compare one field (mem: mem_lvl alone) */
 } mkeys[NMKEYS] = {
   [M_WEIGHT] = { "local_weight", "weight", "Local Weight", 12, 0 },
-  [M_MEM] = { "mem", NULL, "Memory access", 24, 0x3FFFull << 5 | 0x1Full << 33 | 0x7ull << 43 },
+  [M_MEM] = { "mem", NULL, "Memory access", 24, 0x3FFFull << 5 },
   [M_SYM] = { "symbol", "sym", "Symbol", 6, 0 },
   [M_DSO] = { "dso", NULL, "Shared Object", 13, 0 },
   [M_DSYM] = { "symbol_daddr", NULL, "Data Symbol", 11, 0 },
   [M_DDSO] = { "dso_daddr", NULL, "Data Object", 11, 0 },
-  [M_SNOOP] = { "snoop", NULL, "Snoop", 12, 0x1Full << 19 | 0x3ull << 38 },
+  [M_SNOOP] = { "snoop", NULL, "Snoop", 12, 0x1Full << 19 },
   [M_TLB] = { "tlb", NULL, "TLB access", 22, 0x7Full << 26 },
   [M_LOCKED] = { "locked", NULL, "Locked", 6, 0x3ull << 24 },
   [M_BLOCKED] = { "blocked", NULL, "Blocked", 10, 0x7ull << 40 },
+  [M_INS_LAT] = { "local_ins_lat", NULL, "Local INSTR Latency", 0, 0 },
   [M_OP] = { "op", NULL, "Operation", 9, 0x1F },
   [M_COMM] = { "comm", NULL, "Command", 7, 0 },
   [M_PID] = { "pid", NULL, "    Pid:Command", 15, 0 },
@@ -44,12 +49,15 @@ static const struct {
 
 struct mkey {
   uint64_t weight, ds, addr, daddr;
+  uint32_t ins_lat;
   const char *comm;
   const struct sym_dso *dso, *ddso;
   const struct sym_symbol *sym, *dsym;
   uint32_t tid, level;
 };
-struct mval { uint64_t cost, samples; };
+/* An entry's cost and samples, and the data source of its first sample,
+ * which perf prints for the entry (the others merge into its hist_entry). */
+struct mval { uint64_t cost, samples, ds; };
 
 /* Breakdown rows: a data_src part and its counts. */
 struct bkey { int kind; uint64_t ds; };
@@ -61,6 +69,7 @@ struct mem {
   size_t nkeys;
   uint64_t ds_mask;
   bool all, show_nr;
+  const char *sort_order;        /* as given to -s, for the header */
   unsigned types;                /* PERF_MEM_OP_* kept (0: all memory operations) */
   struct hist **hists, **breakdown;
   uint64_t *total, *nsamples;
@@ -77,7 +86,8 @@ static void usage(FILE *f)
     "  -i, --input FILE   perf.data file (default: perf.data)\n"
     "      --stdio        text output (the only interface)\n"
     "  -s, --sort KEYS    comma list of local_weight, mem, op, tlb, snoop, locked,\n"
-    "                     blocked, symbol, dso, symbol_daddr, dso_daddr, comm, pid\n"
+    "                     blocked, local_ins_lat, symbol, dso, symbol_daddr,\n"
+    "                     dso_daddr, comm, pid\n"
     "  -t, --type TYPE    load or store (default: both)\n"
     "      --all          keep samples that are not memory operations\n"
     "      --symfs DIR    look for the recorded files under DIR\n"
@@ -93,7 +103,11 @@ static int parse_sort(struct mem *m, char *arg)
     int k = -1;
     for (int j = 0; j < NMKEYS; j++)
       if (!strcmp(list[i], mkeys[j].name) || (mkeys[j].alias && !strcmp(list[i], mkeys[j].alias))) k = j;
-    if (!strcmp(list[i], "overhead") || !strcmp(list[i], "sample")) continue;
+    /* perf shows no column for these: overhead and samples always come
+     * first, and the pipeline stage cycles are POWER's (arch_support_sort_key) */
+    if (!strcmp(list[i], "overhead") || !strcmp(list[i], "sample") || !strcmp(list[i], "local_p_stage_cyc") ||
+        !strcmp(list[i], "p_stage_cyc"))
+      continue;
     if (k < 0) {
       fprintf(stderr, "profileme mem: unknown --sort key '%s'\n", list[i]);
       return 2;
@@ -125,6 +139,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   struct mkey k;
   memset(&k, 0, sizeof k);
   if (has(m, M_WEIGHT)) k.weight = smp->weight;
+  if (has(m, M_INS_LAT)) k.ins_lat = smp->ins_lat;
   k.ds = smp->data_src & m->ds_mask;
   if (has(m, M_COMM) || has(m, M_PID)) k.comm = sym_comm(s->m, smp->pid, smp->tid);
   if (has(m, M_PID)) k.tid = smp->tid;
@@ -142,16 +157,18 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   }
   struct mval *v = hist_get(m->hists[ev], &k);
   if (!v) return PM_ENOMEM;
+  if (!v->samples) v->ds = smp->data_src;
   v->cost += cost;
   v->samples++;
   m->total[ev] += cost;
   m->nsamples[ev]++;
   for (int b = 0; b < NB; b++) {
-    static const enum mkey_id part[NB] = { M_MEM, M_TLB, M_OP };
+    /* the bits each part prints: level with its number, remote and hops */
+    static const uint64_t part[NB] = { 0x3FFFull << 5 | 0x1Full << 33 | 0x7ull << 43, 0x7Full << 26, 0x1F };
     struct bkey bk;
     memset(&bk, 0, sizeof bk);   /* the padding is part of the key */
     bk.kind = b;
-    bk.ds = smp->data_src & mkeys[part[b]].ds_mask;
+    bk.ds = smp->data_src & part[b];
     struct mval *bv = hist_get(m->breakdown[ev], &bk);
     if (!bv) return PM_ENOMEM;
     bv->cost += cost;
@@ -162,17 +179,18 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
 
 /* ---- output ---- */
 
-/* The text of column k for entry e. */
-static void cell(const struct mkey *e, enum mkey_id k, char *buf, size_t len)
+/* The text of column k for entry e (v: its values). */
+static void cell(const struct mkey *e, const struct mval *v, enum mkey_id k, char *buf, size_t len)
 {
   switch (k) {
   case M_WEIGHT: snprintf(buf, len, "%" PRIu64, e->weight); break;
-  case M_MEM: mem_lvl_str(e->ds, buf, len); break;
-  case M_SNOOP: mem_snoop_str(e->ds, buf, len); break;
-  case M_TLB: mem_tlb_str(e->ds, buf, len); break;
-  case M_LOCKED: mem_lock_str(e->ds, buf, len); break;
-  case M_BLOCKED: mem_blk_str(e->ds, buf, len); break;
-  case M_OP: mem_op_str(e->ds, buf, len); break;
+  case M_INS_LAT: snprintf(buf, len, "%" PRIu32, e->ins_lat); break;
+  case M_MEM: mem_lvl_str(v->ds, buf, len); break;
+  case M_SNOOP: mem_snoop_str(v->ds, buf, len); break;
+  case M_TLB: mem_tlb_str(v->ds, buf, len); break;
+  case M_LOCKED: mem_lock_str(v->ds, buf, len); break;
+  case M_BLOCKED: mem_blk_str(v->ds, buf, len); break;
+  case M_OP: mem_op_str(v->ds, buf, len); break;
   case M_COMM: snprintf(buf, len, "%s", e->comm); break;
   case M_PID: snprintf(buf, len, "%7d:%s", (int32_t)e->tid, e->comm); break;
   case M_DSO: snprintf(buf, len, "%s", e->dso ? e->dso->short_name : "[unknown]"); break;
@@ -180,7 +198,7 @@ static void cell(const struct mkey *e, enum mkey_id k, char *buf, size_t len)
   case M_SYM: sym_column((char)e->level, e->sym, e->addr, buf, len); break;
   case M_DSYM:
     if (e->dsym) snprintf(buf, len, "[.] %s+0x%" PRIx64, e->dsym->name, e->daddr - e->dsym->start);
-    else snprintf(buf, len, "[.] 0x%016" PRIx64, e->daddr);
+    else sym_column('.', NULL, e->daddr, buf, len);
     break;
   default: buf[0] = '\0'; break;
   }
@@ -189,11 +207,19 @@ static void cell(const struct mkey *e, enum mkey_id k, char *buf, size_t len)
 struct mrow { const struct mkey *k; const struct mval *v; };
 static const struct mem *sort_m;
 
-static int cmp_key(const struct mkey *a, const struct mkey *b, enum mkey_id k)
+/* perf's output order of two entries by key k (hist_entry__sort: each
+ * key's se_sort, else its se_cmp): < 0 when a comes first. */
+static int cmp_key(const struct mrow *ra, const struct mrow *rb, enum mkey_id k)
 {
+  const struct mkey *a = ra->k, *b = rb->k;
   char x[256], y[256];
   switch (k) {
+  case M_MEM: case M_SNOOP: case M_TLB: case M_LOCKED: case M_BLOCKED: case M_OP:
+    /* the field's value, ascending */
+    return (a->ds & mkeys[k].ds_mask) < (b->ds & mkeys[k].ds_mask) ? -1 :
+           (a->ds & mkeys[k].ds_mask) > (b->ds & mkeys[k].ds_mask);
   case M_WEIGHT: return a->weight > b->weight ? -1 : a->weight < b->weight;
+  case M_INS_LAT: return a->ins_lat < b->ins_lat ? -1 : a->ins_lat > b->ins_lat;
   case M_PID: return a->tid < b->tid ? -1 : a->tid > b->tid;
   case M_DSYM: return a->daddr < b->daddr ? -1 : a->daddr > b->daddr;
   case M_SYM:
@@ -203,8 +229,8 @@ static int cmp_key(const struct mkey *a, const struct mkey *b, enum mkey_id k)
     }
     return strcmp(a->sym->name, b->sym->name);
   default:
-    cell(a, k, x, sizeof x);
-    cell(b, k, y, sizeof y);
+    cell(a, ra->v, k, x, sizeof x);
+    cell(b, rb->v, k, y, sizeof y);
     return strcmp(x, y);
   }
 }
@@ -214,7 +240,7 @@ static int row_cmp(const void *pa, const void *pb)
   const struct mrow *a = pa, *b = pb;
   if (a->v->cost != b->v->cost) return a->v->cost > b->v->cost ? -1 : 1;
   for (size_t i = 0; i < sort_m->nkeys; i++) {
-    int c = cmp_key(a->k, b->k, sort_m->keys[i]);
+    int c = cmp_key(a, b, sort_m->keys[i]);
     if (c) return c;
   }
   return 0;
@@ -276,7 +302,7 @@ static int print_event(const struct mem *m, const struct session *s, size_t ev)
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < m->nkeys; j++) {
       enum mkey_id k = m->keys[j];
-      cell(rows[i].k, k, buf, sizeof buf);
+      cell(rows[i].k, rows[i].v, k, buf, sizeof buf);
       if ((int)strlen(buf) > w[k]) w[k] = (int)strlen(buf);
       if ((k == M_DSYM && !rows[i].k->dsym) || (k == M_SYM && !rows[i].k->sym)) {
         if (w[k] < 22) w[k] = 22;
@@ -286,8 +312,7 @@ static int print_event(const struct mem *m, const struct session *s, size_t ev)
     }
   printf("# Samples: %" PRIu64 "  of event '%s'\n# Total weight : %" PRIu64 "\n# Sort order   : ", m->nsamples[ev],
          pd_reader_event(s->r, ev)->name, m->total[ev]);
-  for (size_t j = 0; j < m->nkeys; j++) printf("%s%s", j ? "," : "", mkeys[m->keys[j]].name);
-  printf("\n#\n");
+  printf("%s\n#\n", m->sort_order);
   int rc = print_breakdown(m, ev);
   printf("# Overhead       Samples");
   for (size_t j = 0; j < m->nkeys; j++) printf("  %-*s", w[m->keys[j]], mkeys[m->keys[j]].header);
@@ -300,7 +325,7 @@ static int print_event(const struct mem *m, const struct session *s, size_t ev)
   for (size_t i = 0; i < n; i++) {
     printf("  %7.2f%%  %12" PRIu64, pct(rows[i].v->cost, m->total[ev]), rows[i].v->samples);
     for (size_t j = 0; j < m->nkeys; j++) {
-      cell(rows[i].k, m->keys[j], buf, sizeof buf);
+      cell(rows[i].k, rows[i].v, m->keys[j], buf, sizeof buf);
       printf("  %-*s", j + 1 == m->nkeys && m->keys[j] == M_SYM ? 0 : w[m->keys[j]], buf);
     }
     putchar('\n');
@@ -381,8 +406,12 @@ int cmd_mem(int argc, char **argv)
     return 2;
   }
   argc--, argv++;
-  static const enum mkey_id def[] = { M_WEIGHT, M_MEM, M_SYM, M_DSO, M_DSYM, M_DDSO, M_SNOOP, M_TLB, M_LOCKED, M_BLOCKED };
-  struct mem m = { .nkeys = sizeof def / sizeof def[0] };
+  /* perf 6.1's default_mem_sort_order (util/sort.c) */
+  static const enum mkey_id def[] = { M_WEIGHT, M_MEM, M_SYM, M_DSO, M_DSYM, M_DDSO, M_SNOOP, M_TLB, M_LOCKED, M_BLOCKED,
+                                      M_INS_LAT };
+  struct mem m = { .nkeys = sizeof def / sizeof def[0],
+                   .sort_order = "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,"
+                                 "local_ins_lat,local_p_stage_cyc" };
   memcpy(m.keys, def, sizeof def);
   const char *input = NULL, *symfs = NULL;
   int c;
@@ -391,7 +420,10 @@ int cmd_mem(int argc, char **argv)
     switch (c) {
     case 'i': input = optarg; break;
     case O_STDIO: break;
-    case 's': if (parse_sort(&m, optarg)) return 2; break;
+    case 's':
+      m.sort_order = optarg;
+      if (parse_sort(&m, optarg)) return 2;
+      break;
     case 't': {
       int t = mem_parse_type(optarg);
       if (!t) {

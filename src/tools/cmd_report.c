@@ -210,7 +210,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   struct report *rp = ctx;
   if (rp->dump) {
     /* perf report -D: the dump perf script -D prints, without script lines */
-    dump_record(s, r, NULL, NULL);
+    dump_record(s, r, DUMP_REPORT, NULL, NULL);
     rp->types[0]++;
     if (r->h->type < DUMP_NTYPES) rp->types[r->h->type]++;
   }

@@ -273,6 +273,16 @@ static void print_trace_error(const struct perf_event_header *h)
          (int32_t)v[4], ip, v[1], msg);
 }
 
+/* Whether field f is printed for smp: the fields chosen, and by default,
+ * for events of PERF_TYPE_RAW, also addr, data_src and weight when sampled,
+ * as perf 6.1's defaults for that type have them (output[PERF_TYPE_RAW]). */
+static bool on_for(const struct script *sc, const struct pd_sample *smp, enum field f)
+{
+  if (sc->on[f]) return true;
+  if (sc->user_set || sc->del[f] || smp->event->attr.type != PERF_TYPE_RAW) return false;
+  return (f == F_ADDR || f == F_DATA_SRC || f == F_WEIGHT) && (smp->sample_type & field_needs[f]);
+}
+
 static void print_line(struct script *sc, struct session *s, const struct pd_sample *smp, const struct sym_loc *loc)
 {
   bool bts = is_bts(smp);
@@ -289,8 +299,8 @@ static void print_line(struct script *sc, struct session *s, const struct pd_sam
   }
   if (sc->on[F_PERIOD]) printf("%10" PRIu64 " ", smp->period);
   if (sc->on[F_EVENT]) printf("%*s: ", sc->name_width, smp->event->name);
-  if (sc->on[F_ADDR] && !bts) printf("%16" PRIx64, smp->addr);
-  if (sc->on[F_DATA_SRC]) {
+  if (on_for(sc, smp, F_ADDR) && !bts) printf("%16" PRIx64, smp->addr);
+  if (on_for(sc, smp, F_DATA_SRC)) {
     uint64_t ds = smp->sample_type & PERF_SAMPLE_DATA_SRC ? smp->data_src : 0x5080021;
     char info[256], out[300];
     mem_info_str(ds, info, sizeof info);
@@ -298,7 +308,7 @@ static void print_line(struct script *sc, struct session *s, const struct pd_sam
     if (len > sc->data_src_width) sc->data_src_width = len;
     printf("%-*s", sc->data_src_width, out);
   }
-  if (sc->on[F_WEIGHT]) printf("%16" PRIu64, smp->weight);
+  if (on_for(sc, smp, F_WEIGHT)) printf("%16" PRIu64, smp->weight);
   if (chain) {
     putchar('\n');
     print_chain(sc, s, smp);
@@ -331,7 +341,7 @@ static bool wanted(const struct script *sc, struct session *s, const struct pd_s
 static int on_record(void *ctx, struct session *s, const struct session_rec *r)
 {
   struct script *sc = ctx;
-  if (sc->dump) dump_record(s, r, dump_line, sc);
+  if (sc->dump) dump_record(s, r, DUMP_SCRIPT, dump_line, sc);
   else if (r->sample && wanted(sc, s, r->sample)) print_line(sc, s, r->sample, &r->loc);
   else if (r->h->type == 72) print_trace_error(r->h);   /* PERF_RECORD_AUXTRACE_ERROR */
   return 0;

@@ -3,9 +3,21 @@
 #ifndef PM_COMMANDS_H
 #define PM_COMMANDS_H
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* profileme disasm PROG [SYMBOL]: objdump -d style listing of an Alpha ELF file. */
 int cmd_disasm(int argc, char **argv);
+/* One instruction of an Alpha ELF file as objdump -d prints it (the text after
+ * the bytes, targets labelled as objdump labels them), for the commands that
+ * show instructions one by one as perf shows objdump's (dcpi --by insn). */
+struct disasm_file;
+/* Opens path; NULL when it is not a readable Alpha ELF file (or ENOMEM). */
+struct disasm_file *disasm_file_open(const char *path);
+/* The text of the instruction at link-time address vma into buf; false when
+ * no code section holds it. */
+bool disasm_file_insn(struct disasm_file *f, uint64_t vma, char *buf, size_t len);
+void disasm_file_close(struct disasm_file *f);
 
 /* profileme run [OPTIONS] PROG [ARGS...]: run an Alpha Linux program. */
 int cmd_run(int argc, char **argv);

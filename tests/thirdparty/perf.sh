@@ -71,7 +71,23 @@
 # (scripts/enable-deb-src.sh), dpkg-dev, flex, bison, m4 (scripts/setup.sh).
 # Environment: PROFILEME_CACHE, LINUXPERF_DIR, LINUXPERF_JOBS,
 # LINUXPERF_KEEP, ALPHA_CC (the cross gcc; ALPHA_CROSS, the prefix of its
-# binutils, defaults to ALPHA_CC without "gcc").
+# binutils, defaults to ALPHA_CC without "gcc"), and the two below.
+#
+# LINUXPERF_PATCHES=DIR builds perf with a patch series applied to the
+# kernel tree: DIR's NNNN-*.patch files (`git format-patch` output; 0000,
+# the cover letter, skipped), in name order, with patch -p1 (the series'
+# part, patches/perf-tools/, tests/thirdparty/perf-series.sh). The files'
+# SHA-256 enters the key. The patched Alpha entry takes the libraries,
+# objdump and addr2line of the unpatched one (built first if missing, as
+# hard links: no entry is written again) and builds only perf: a cold
+# build is the unpatched one's plus perf's. Such an entry also keeps the
+# kernel tree's checkpatch.pl (DIR/checkpatch/, with its spelling.txt and
+# const_structs.checkpatch) to check the series with.
+# LINUXPERF_HOST=1 builds perf for the host (x86-64, against its libelf,
+# libdw, zlib, liblzma and libzstd) with the same options, as bin/perf of
+# an entry named linuxperf-host-HASH, keyed by linux-source-6.1, the host
+# compiler, those libraries' installed versions, flex, bison, the recipe
+# and the series: the patched perf reads our Alpha files on the host.
 #   perf.sh --into DIR   (internal) builds what is missing in DIR, unlocked
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -80,33 +96,63 @@ self=$root/tests/thirdparty/perf.sh
 CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
 CROSS=${ALPHA_CROSS:-${CC%gcc}}
 export -n CC CROSS 2>/dev/null || true
-say() { echo "linuxperf: $*" >&2; }
+say() { echo "${entry:-linuxperf}: $*" >&2; }
 deb_src_note() { say "deb-src is not enabled? run (as root): scripts/enable-deb-src.sh"; }
-for t in "$CC" "${CROSS}ar" "${CROSS}ranlib" "${CROSS}ld" cc make flex bison m4 dpkg-source xz; do
+host=${LINUXPERF_HOST:-0}
+case $host in 0|1) ;; *) say "LINUXPERF_HOST is 0 or 1, not '$host'"; exit 1 ;; esac
+if [ "$host" = 1 ]; then tools=(cc make flex bison xz); entry=linuxperf-host
+else tools=("$CC" "${CROSS}ar" "${CROSS}ranlib" "${CROSS}ld" cc make flex bison m4 dpkg-source xz); entry=linuxperf; fi
+patches=${LINUXPERF_PATCHES:-}
+if [ -n "$patches" ]; then
+  case $patches in /*) ;; *) patches=$PWD/$patches ;; esac
+  [ -d "$patches" ] || { say "LINUXPERF_PATCHES: no directory $patches"; exit 1; }
+  tools+=(patch)
+fi
+# series: the series' patch files, in the order they apply
+series() { find "$patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | LC_ALL=C sort; }
+if [ -n "$patches" ] && [ -z "$(series)" ]; then say "LINUXPERF_PATCHES: no NNNN-*.patch in $patches"; exit 1; fi
+export LINUXPERF_HOST=$host LINUXPERF_PATCHES=$patches
+for t in "${tools[@]}"; do
   command -v "$t" >/dev/null ||
     { say "$t not found (scripts/setup.sh installs what the build needs)"; exit 1; }
 done
 srcpkgs=(zlib bzip2 xz-utils elfutils libzstd binutils)
 linuxpkg=linux-source-6.1
+hostlibs="libelf-dev libdw-dev zlib1g-dev liblzma-dev libzstd-dev"
 
 if [ "${1:-}" != --into ]; then
+  unset LINUXPERF_BASE
   if [ -n "${LINUXPERF_DIR:-}" ]; then
     case $LINUXPERF_DIR in /*) out=$LINUXPERF_DIR ;; *) out=$PWD/$LINUXPERF_DIR ;; esac
-    LINUXPERF_FINAL=$out fill_in_place "$out" linuxperf bash "$self" --into
+    LINUXPERF_FINAL=$out fill_in_place "$out" $entry bash "$self" --into
   else
     key=("$linuxpkg: $(deb_bin_versions $linuxpkg | paste -sd ' ' -)")
     [ "${key[0]}" != "$linuxpkg: " ] || { say "apt lists no package $linuxpkg"; exit 1; }
-    for pkg in "${srcpkgs[@]}"; do
-      v=$(deb_src_versions "$pkg" | paste -sd ' ' -)
-      [ -n "$v" ] || { say "apt lists no source package $pkg"; deb_src_note; exit 1; }
-      key+=("$pkg: $v")
-    done
-    key+=("$(alpha_toolchain_key "$CC")"
-          "host: $(cc --version | head -n 1); $(flex --version | head -n 1); $(bison --version | head -n 1); $(m4 --version | head -n 1)"
-          "recipe: $(sha256sum <"$self" | cut -c1-16)")
-    out=$(cache_dir linuxperf "${key[@]}")
+    if [ "$host" = 1 ]; then
+      key+=("host: $(cc --version | head -n 1); $(ld --version | head -n 1); $(flex --version | head -n 1); $(bison --version | head -n 1)"
+            "host libraries: $(dpkg-query -W -f='${Package} ${Version}\n' $hostlibs 2>/dev/null | paste -sd ';' -)")
+    else
+      for pkg in "${srcpkgs[@]}"; do
+        v=$(deb_src_versions "$pkg" | paste -sd ' ' -)
+        [ -n "$v" ] || { say "apt lists no source package $pkg"; deb_src_note; exit 1; }
+        key+=("$pkg: $v")
+      done
+      key+=("$(alpha_toolchain_key "$CC")"
+            "host: $(cc --version | head -n 1); $(flex --version | head -n 1); $(bison --version | head -n 1); $(m4 --version | head -n 1)")
+    fi
+    key+=("recipe: $(sha256sum <"$self" | cut -c1-16)")
+    if [ -n "$patches" ]; then
+      # shellcheck disable=SC2046 # one argument per patch file
+      key+=("patches: $(cat $(series) | sha256sum | cut -c1-16) ($(series | sed 's|.*/||' | paste -sd ' ' -))")
+      # the unpatched Alpha entry lends its libraries and binutils
+      if [ "$host" = 0 ]; then
+        LINUXPERF_BASE=$(LINUXPERF_PATCHES='' bash "$self") || { say "the unpatched build failed"; exit 1; }
+        export LINUXPERF_BASE
+      fi
+    fi
+    out=$(cache_dir $entry "${key[@]}")
     # the entry is built in $out.tmp and renamed: perf-dynamic's rpath is $out
-    LINUXPERF_FINAL=$out cache_fill "$out" linuxperf "$(printf '%s\n' "${key[@]}")" bash "$self" --into
+    LINUXPERF_FINAL=$out cache_fill "$out" $entry "$(printf '%s\n' "${key[@]}")" bash "$self" --into
   fi
   printf '%s\n' "$out"
   exit 0
@@ -119,13 +165,16 @@ case $out$final in /*/*) ;; *) say "--into needs an absolute directory"; exit 1 
 src=$out/src bld=$out/build logs=$out/logs
 mkdir -p "$src" "$bld" "$logs" "$out/bin" "$out/lib" "$out/include"
 JOBS=${LINUXPERF_JOBS:-$(nproc)}
-HOST=$("$CC" -dumpmachine)
 # Nothing of the caller's build environment leaks in: no host .pc files
-# (pkg-config sees only ours), no flags, no parent make's jobserver.
+# (pkg-config sees only ours; the host build, only the host's), no flags, no
+# parent make's jobserver.
 unset CFLAGS CPPFLAGS CXXFLAGS LDFLAGS LIBS MAKEFLAGS MFLAGS MAKELEVEL ARCH CROSS_COMPILE O
-export PKG_CONFIG_LIBDIR=$out/lib/pkgconfig PKG_CONFIG_PATH='' PKG_CONFIG_SYSROOT_DIR=''
+if [ "$host" = 0 ]; then
+  HOST=$("$CC" -dumpmachine)
+  export PKG_CONFIG_LIBDIR=$out/lib/pkgconfig PKG_CONFIG_PATH='' PKG_CONFIG_SYSROOT_DIR=''
+fi
 exec 3>&2   # the steps' own messages, while their output goes to their logs
-note() { echo "linuxperf: $*" >&3; }
+note() { echo "$entry: $*" >&3; }
 
 # step NAME "OUTPUT..." FUNC: runs FUNC (errexit, pipefail) with its output in
 # logs/NAME.log unless every OUTPUT (relative to DIR) is there; says on
@@ -306,18 +355,77 @@ build_perf_dynamic() {
   cp "$bld/perf/perf" "$out/bin/perf-dynamic.tmp" && mv -f "$out/bin/perf-dynamic.tmp" "$out/bin/perf-dynamic"
 }
 
+# The series (LINUXPERF_PATCHES) on the unpacked tree, in order; each
+# patch's name goes to the log.
+apply_series() {
+  local f
+  for f in $(series); do
+    echo "applying ${f##*/}"
+    patch -p1 -N --no-backup-if-mismatch -d "$src/linux" <"$f"
+  done
+  touch "$src/linux/.patched"
+}
+
+# The unpatched entry's libraries, headers, objdump and addr2line, and the
+# versions it built them from, as hard links (entries are never written
+# again): a patched build makes only perf.
+link_base() {
+  local b=$LINUXPERF_BASE f
+  cp -al "$b/lib/." "$out/lib/"
+  cp -al "$b/include/." "$out/include/"
+  cp -al "$b/bin/objdump" "$b/bin/addr2line" "$out/bin/"
+  for f in "$b"/logs/*.version; do
+    case ${f##*/} in $linuxpkg.version) ;; *) cp "$f" "$logs/" ;; esac
+  done
+  echo "$b" >"$out/lib/.base"
+}
+
+# The kernel tree's checkpatch.pl and the files it reads, to check the series.
+keep_checkpatch() {
+  mkdir -p "$out/checkpatch"
+  cp "$src/linux/scripts/checkpatch.pl" "$src/linux/scripts/spelling.txt" \
+    "$src/linux/scripts/const_structs.checkpatch" "$out/checkpatch/"
+}
+
+# perf for the host, with the Alpha build's options, against the host's
+# libraries (its own make finds them).
+build_perf_host() {
+  mkdir -p "$bld/perf"
+  rm -rf "$bld/perf/feature" "$bld/perf/FEATURE-DUMP" "$bld/perf/perf"
+  make -C "$src/linux/tools/perf" O="$bld/perf" prefix=/usr \
+    NO_LIBPYTHON=1 NO_LIBPERL=1 NO_SLANG=1 NO_GTK2=1 NO_LIBBPF=1 NO_JVMTI=1 NO_LIBNUMA=1 \
+    NO_LIBAUDIT=1 NO_LIBCRYPTO=1 NO_LIBUNWIND=1 NO_LIBBABELTRACE=1 NO_LIBCAP=1 \
+    WERROR=0 -j"$JOBS"
+  grep -v '^$' "$bld/perf/FEATURE-DUMP" >&2 || true
+  cp "$bld/perf/perf" "$out/bin/perf.tmp" && mv -f "$out/bin/perf.tmp" "$out/bin/perf"
+}
+
 t0=$SECONDS
-if [ ! -e "$out/bin/perf" ] || [ ! -e "$out/bin/perf-dynamic" ]; then
+# The kernel tree, patched, while something that comes from it is missing.
+need_src=0
+[ -e "$out/bin/perf" ] || need_src=1
+[ "$host" = 1 ] || [ -e "$out/bin/perf-dynamic" ] || need_src=1
+[ -z "$patches" ] || [ -e "$out/checkpatch/checkpatch.pl" ] || need_src=1
+if [ "$need_src" = 1 ]; then
   step linux-source src/linux/.unpacked fetch_linux
+  if [ -n "$patches" ]; then
+    step patch src/linux/.patched apply_series
+    step checkpatch checkpatch/checkpatch.pl keep_checkpatch
+  fi
 fi
-step zlib lib/libz.a build_zlib
-step bzip2 lib/libbz2.a build_bzip2
-step xz lib/liblzma.a build_xz
-step zstd lib/libzstd.a build_zstd
-step elfutils "lib/libelf.a lib/libdw.so.1 lib/libebl.a" build_elfutils
-step objdump "bin/objdump bin/addr2line" build_objdump
-step perf-static bin/perf build_perf_static
-step perf-dynamic bin/perf-dynamic build_perf_dynamic
+if [ "$host" = 1 ]; then
+  step perf-host bin/perf build_perf_host
+else
+  [ -z "${LINUXPERF_BASE:-}" ] || step base lib/.base link_base
+  step zlib lib/libz.a build_zlib
+  step bzip2 lib/libbz2.a build_bzip2
+  step xz lib/liblzma.a build_xz
+  step zstd lib/libzstd.a build_zstd
+  step elfutils "lib/libelf.a lib/libdw.so.1 lib/libebl.a" build_elfutils
+  step objdump "bin/objdump bin/addr2line" build_objdump
+  step perf-static bin/perf build_perf_static
+  step perf-dynamic bin/perf-dynamic build_perf_dynamic
+fi
 
 for f in "$logs"/*.version; do
   p=${f##*/}; echo "${p%.version} $(cat "$f")"
