@@ -120,6 +120,10 @@ struct ev67 {
   unsigned store_i;
   uint64_t store_issue_max;     /* latest issue cycle among the recorded stores */
   struct uop_fate cur;
+  /* functional warming (ev67_warm) */
+  struct ev67_stats warm_st[2];
+  uint64_t warm_line;           /* the fetch line last warmed, | 1 when valid */
+  unsigned warm_asn;
 };
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -186,6 +190,7 @@ void ev67_destroy(struct ev67 *m)
 }
 
 uint64_t ev67_now(const struct ev67 *m) { return m->last_retire; }
+const struct ev67_stats *ev67_warm_stats(const struct ev67 *m, bool kernel) { return &m->warm_st[kernel]; }
 const struct ev67_stats *ev67_stats(const struct ev67 *m, bool kernel) { return &m->stm[kernel]; }
 
 static uint8_t ireg(uint8_t r) { return r >= 31 ? NOREG : r; }
@@ -930,4 +935,54 @@ void ev67_stall(struct ev67 *m, uint64_t cycles)
   m->serial_after = max64(m->serial_after, t);
   m->last_retire = max64(m->last_retire, t);
   m->block_pc = ~0ull;
+}
+
+/* Functional warming: what ev67_step does to the long-lived structures, in
+ * the same order (fetch, data access, predictor), without the pipeline. The
+ * Icache sees one access per line instead of one per aligned block, which
+ * leaves the same lines resident. */
+bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
+{
+  struct ev67_stats *st = &m->warm_st[in->kernel];
+  struct mem_access acc;
+  uint64_t line = (in->pc & ~(uint64_t)(m->cfg.line_bytes - 1)) | 1;
+  if (line != m->warm_line || in->asn != m->warm_asn) {
+    m->warm_line = line;
+    m->warm_asn = in->asn;
+    memsys_fetch(m->ms, in->asn, in->pc & ~15ull, cycle, &acc);
+    if (acc.tlb_miss) st->itb_misses++;
+    if (acc.l1_miss) {
+      st->icache_misses++;
+      struct mem_access pf;   /* the Istream prefetch of fetch_block */
+      for (unsigned k = 1; k <= 3; k++)
+        memsys_fetch(m->ms, in->asn, (line & ~1ull) + k * m->cfg.line_bytes, cycle, &pf);
+    }
+  }
+  struct uop u;
+  classify_cached(m, in->pc, in->d, &u);
+  if (u.nop) {
+    st->squashed_nops++;
+    return false;
+  }
+  st->retired += u.cmov ? 2 : 1;   /* CMOV is two instructions, as ev67_step counts it */
+  if (u.load || u.store) {
+    if (in->unaligned && u.aligned_only) {
+      st->unaligned++;
+      return true;
+    }
+    if (u.load) bpred_stwait_tick(m->bp, cycle);
+    memsys_data_pa(m->ms, in->asn, in->ea, in->pa_valid ? in->pa : in->ea, u.size, u.store, cycle, &acc);
+    if (u.load) st->loads++; else st->stores++;
+    if (acc.tlb_miss) st->dtb_misses++;
+    if (u.load && acc.l1_miss) st->dcache_misses++;
+    if (u.load && acc.bc_miss) st->bcache_misses++;
+  } else if (u.ctl) {
+    bool taken = u.cond_branch ? in->taken : true;
+    if (u.cond_branch) st->cond_branches++;
+    else if (u.jump) st->jumps++;
+    if (bpred_update(m->bp, in->pc, in->d, taken, in->next_pc)) {
+      if (u.cond_branch) st->cond_mispredicts++; else st->jump_mispredicts++;
+    }
+  }
+  return false;
 }
