@@ -30,6 +30,7 @@
 #include "isa/isa.h"
 #include "util/err.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,20 @@ struct mcpu {
   struct cpu_timing trace_hook;
   bool trace_irq;                /* the interrupt being taken is the unit's */
   uint32_t trace_pid, trace_tid; /* the task on this CPU, kept by switch_hook for the unit */
+  /* Sampled mode (docs/sampled.md; NULL smp: exact). In a warm stretch the
+   * CPU runs warm_hook: instructions go through ev67_warm and count in
+   * warm_n, and the clock runs at cpi (16.16 fixed point) per instruction;
+   * warm_fold moves them into the core's clock, the PMU and the estimates. */
+  struct smp *smp;
+  struct cpu_timing warm_hook;
+  bool warm;
+  uint64_t steps;                /* instructions through the core, warm_n not included */
+  uint64_t check_at;             /* detailed: steps at which the schedule is looked at next */
+  uint64_t warm_n, warm_stop;    /* the stretch: instructions warmed; where it must stop and look */
+  uint64_t cpi, cyc_frac;        /* cycles per instruction, and the fraction carried (16.16) */
+  uint64_t ev_rate[EV67_STREAMS], ev_frac[EV67_STREAMS];   /* PMU events per instruction (16.16) */
+  uint64_t warm_retired;         /* ev67_warm_stats' retired count at the last fold */
+  const struct guest_mm *warm_mm;   /* the running task's address space in this stretch */
 };
 
 struct machine {
@@ -111,11 +126,184 @@ static struct mcpu *cur(struct machine *m) { return &m->cpu[m->os->cur_cpu > 0 ?
 
 /* ---- time ---- */
 
+/* A timed CPU's clock in cycles: its core's, and in a warm stretch the
+ * estimate of the instructions warmed since the last fold. */
+static uint64_t mcpu_cycles(const struct mcpu *c)
+{
+  uint64_t t = ev67_now(c->core);
+  if (c->warm) t += (c->warm_n * c->cpi + c->cyc_frac) >> 16;
+  return t;
+}
+
 /* A timed CPU's busy time: its core's clock. */
 static uint64_t cycle_ns(void *ctx, int cpu)
 {
   struct machine *m = ctx;
-  return ev67_now(m->cpu[cpu].core) * 1000 / MACHINE_CLOCK_MHZ;
+  return mcpu_cycles(&m->cpu[cpu]) * 1000 / MACHINE_CLOCK_MHZ;
+}
+
+/* ---- sampled mode (docs/sampled.md) ---- */
+
+#define FX 16                         /* the rates' fixed point */
+#define FX_ONE (1ull << FX)
+#define STRETCH_MAX (1ull << 24)      /* instructions between looks at the schedule, at most */
+
+static uint64_t fx(double x) { return x <= 0 ? 0 : (uint64_t)(x * (double)FX_ONE + 0.5); }
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* The counts a unit is measured by: the cycles, and every ground-truth
+ * field in user mode, kernel mode and both. */
+static void smp_counts(const struct mcpu *c, double *v)
+{
+  v[SMP_Q_CYCLES] = (double)ev67_now(c->core);
+  const uint64_t *u = (const uint64_t *)ev67_stats(c->core, false), *k = (const uint64_t *)ev67_stats(c->core, true);
+  for (size_t i = 0; i < SMP_NFIELDS; i++) {
+    v[SMP_Q_FIELD(SMP_USER, i)] = (double)u[i];
+    v[SMP_Q_FIELD(SMP_KERNEL, i)] = (double)k[i];
+    v[SMP_Q_FIELD(SMP_BOTH, i)] = (double)(u[i] + k[i]);
+  }
+}
+
+/* A unit ended: the stretches to come run at its rates. Retires are not
+ * estimated (warming counts them); their rate only bounds a stretch. */
+static void smp_take_rates(struct mcpu *c)
+{
+  const double *r = c->smp->rate;
+  c->cpi = fx(r[SMP_Q_CYCLES]);
+  if (!c->cpi) c->cpi = 1;
+  c->ev_rate[EV67_STREAM_RETIRED] = 2 * FX_ONE;   /* a CMOV retires twice */
+  c->ev_rate[EV67_STREAM_FETCHED] = fx(r[SMP_Q(SMP_BOTH, fetched)]);
+  c->ev_rate[EV67_STREAM_BCACHE] = fx(r[SMP_Q(SMP_BOTH, bcache_misses)]);
+  c->ev_rate[EV67_STREAM_REPLAYS] = fx(r[SMP_Q(SMP_BOTH, replays)]);
+}
+
+/* Moves the stretch warmed so far into the core's clock (at the unit's
+ * cycles per instruction), the PMU (its retires as warming counted them,
+ * its fetches, B-cache misses and replays at the unit's rates) and the
+ * estimates. The next instruction looks at the schedule again. */
+static void warm_fold(struct mcpu *c)
+{
+  c->warm_stop = 0;
+  uint64_t n = c->warm_n;
+  if (!n) return;
+  c->warm_n = 0;
+  uint64_t cyc = n * c->cpi + c->cyc_frac;
+  c->cyc_frac = cyc & (FX_ONE - 1);
+  ev67_stall(c->core, cyc >> FX);
+  struct ev67_pmu_span sp;
+  for (int k = 0; k < EV67_STREAMS; k++) {
+    uint64_t v = n * c->ev_rate[k] + c->ev_frac[k];
+    c->ev_frac[k] = v & (FX_ONE - 1);
+    sp.n[k] = v >> FX;
+  }
+  uint64_t ret = ev67_warm_stats(c->core, false)->retired + ev67_warm_stats(c->core, true)->retired;
+  sp.n[EV67_STREAM_RETIRED] = ret - c->warm_retired;
+  c->warm_retired = ret;
+  ev67_pmu_functional(&c->pmu, ev67_now(c->core), &sp);
+  smp_charge(c->smp, n);
+  c->steps += n;
+}
+
+/* The fetches a ProfileMe sample needs of detailed warm-up: W instructions'
+ * worth at the last unit's rate (at least W). */
+static uint64_t pm_margin(const struct mcpu *c)
+{
+  uint64_t r = c->ev_rate[EV67_STREAM_FETCHED] > FX_ONE ? c->ev_rate[EV67_STREAM_FETCHED] : FX_ONE;
+  return (c->smp->p.warmup * r) >> FX;
+}
+
+/* Whether a ProfileMe sample is due within the warm-up: the counter is
+ * waiting and at most pm_margin fetches from its wrap. */
+static bool pm_due(struct mcpu *c)
+{
+  struct ev67_pmu_span h;
+  ev67_pmu_headroom(&c->pmu, &h);
+  return h.n[EV67_STREAM_FETCHED] != UINT64_MAX && h.n[EV67_STREAM_FETCHED] <= pm_margin(c) + 1;
+}
+
+/* Instructions of the stretch in `cycles` cycles (rounded up). */
+static uint64_t insns_in(const struct mcpu *c, uint64_t cycles)
+{
+  if (cycles >= STRETCH_MAX * 1024) return STRETCH_MAX;
+  return ((cycles << FX) + c->cpi - 1) / c->cpi;
+}
+
+/* How long the next stretch may run before something needs the CPU: the
+ * next window, the timer, a projected PMU interrupt, a counter's wrap at
+ * the estimated rates, a ProfileMe sample's warm-up. At least one. */
+static uint64_t stretch_length(struct mcpu *c)
+{
+  uint64_t now = ev67_now(c->core), n = STRETCH_MAX;
+  n = min_u64(n, c->smp->next_start - c->steps);
+  n = min_u64(n, insns_in(c, c->next_tick - now));
+  uint64_t irq = ev67_pmu_irq_cycle(&c->pmu);
+  if (irq != UINT64_MAX) n = min_u64(n, insns_in(c, irq - now));
+  struct ev67_pmu_span h;
+  ev67_pmu_headroom(&c->pmu, &h);
+  for (int k = 0; k < EV67_STREAMS; k++) {
+    uint64_t room = h.n[k];
+    if (room == UINT64_MAX || !c->ev_rate[k]) continue;
+    if (k == EV67_STREAM_FETCHED) room = room > pm_margin(c) ? room - pm_margin(c) : 0;
+    n = min_u64(n, (room << FX) / c->ev_rate[k]);
+  }
+  return n ? n : 1;
+}
+
+static bool before(void *ctx, const struct uarch_insn *ui);
+
+/* To the timing model from the next instruction on. */
+static void set_detailed(struct mcpu *c)
+{
+  c->warm = false;
+  c->m->os->cpus[c->id].timing = &c->hook;
+  c->check_at = c->steps;
+}
+
+/* To functional warming from the next instruction on: the pipeline drains. */
+static void set_warm(struct mcpu *c)
+{
+  ev67_stall(c->core, 0);
+  c->warm = true;
+  c->warm_n = c->warm_stop = 0;
+  c->m->os->cpus[c->id].timing = &c->warm_hook;
+}
+
+/* Detailed mode reached check_at: start or end the unit, and go warm when
+ * nothing needs the timing model (a unit measured already, outside the
+ * window, no ProfileMe sample open or due). */
+static void smp_check(struct mcpu *c)
+{
+  struct smp *s = c->smp;
+  if (c->steps >= smp_next_event(s)) {
+    double v[SMP_NQ];
+    smp_counts(c, v);
+    if (smp_detailed(s, c->steps, v)) smp_take_rates(c);
+  }
+  bool window = smp_in_window(s, c->steps);
+  if (s->have_rate && !window && ev67_pmu_quiet(&c->pmu) && !pm_due(c)) {
+    set_warm(c);
+    return;
+  }
+  c->check_at = window || !s->have_rate ? smp_next_event(s) : c->steps + 1;
+}
+
+/* A warm stretch's first instruction or stopping point: fold it, take a
+ * due interrupt, go detailed when a window or a ProfileMe sample is due,
+ * else size the next stretch. Returns 1 to interrupt, 2 to time this
+ * instruction in detail, 0 to warm it. */
+static int warm_boundary(struct mcpu *c)
+{
+  warm_fold(c);
+  uint64_t now = ev67_now(c->core);
+  c->timer_irq = now >= c->next_tick;
+  c->pmu_irq = ev67_pmu_irq_cycle(&c->pmu) <= now;
+  if (c->timer_irq || c->pmu_irq) return 1;
+  if (smp_in_window(c->smp, c->steps) || pm_due(c)) {
+    set_detailed(c);
+    return 2;
+  }
+  c->warm_stop = stretch_length(c);
+  return 0;
 }
 
 static uint64_t perf_clock(void *ctx)
@@ -342,6 +530,7 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
   struct machine *m = c->m;
   struct kleg legs[8];
   size_t n = kimage_path((enum kactivity)activity, nr, bytes, legs, 8);
+  warm_fold(c);
   /* The data this entry works on: when it happens, what was asked. */
   c->kstate = kmix(c->kstate ^ ev67_now(c->core) ^ nr << 20 ^ bytes << 40 ^ (uint64_t)activity);
   note_entry(c, activity, nr);
@@ -363,7 +552,13 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
       pc = kernel_operands(c, &ui);
       if (pc >= end) pc = start;     /* the path loops in its function */
       ui.next_pc = pc;
-      ev67_step(c->core, &ui);
+      if (__builtin_expect(c->warm, 0)) {
+        ev67_warm(c->core, &ui, mcpu_cycles(c));
+        c->warm_n++;
+      } else {
+        ev67_step(c->core, &ui);
+        c->steps++;
+      }
     }
   }
 }
@@ -413,7 +608,7 @@ static bool trace_before(void *ctx, const struct uarch_insn *ui)
 static uint64_t trace_now(void *ctx)
 {
   struct mcpu *c = ctx;
-  return c->core ? ev67_now(c->core) : trace_unit_derived_cycle(&c->trace);
+  return c->core ? mcpu_cycles(c) : trace_unit_derived_cycle(&c->trace);
 }
 
 /* The firmware started or stopped a unit: a functional CPU runs the hooked
@@ -425,29 +620,34 @@ static void trace_power(void *ctx, int cpu, bool on)
   m->os->cpus[cpu].timing = on ? &m->cpu[cpu].trace_hook : NULL;
 }
 
+/* Pages touched for the first time since the last instruction were page
+ * faults (demand-zero or file pages) in a real kernel. */
+static void note_faults(struct mcpu *c, const struct uarch_insn *ui)
+{
+  struct task *t = c->m->os->current;
+  if (!t || !t->mm) return;
+  if (t->mm != c->last_mm) {
+    c->last_mm = t->mm;
+    c->last_touched = t->mm->pages_touched;
+  } else if (t->mm->pages_touched != c->last_touched) {
+    uint64_t n = t->mm->pages_touched - c->last_touched;
+    /* The touch was this instruction's own (its access took the frame
+     * before it runs): the fault is at its pc. */
+    if (ui->fault) c->last_pc = ui->pc;
+    /* Charged once, here: the other CPUs running this address space's
+     * threads have seen these touches too. */
+    for (int i = 0; i < c->m->ncpus; i++)
+      if (c->m->cpu[i].last_mm == t->mm) c->m->cpu[i].last_touched = t->mm->pages_touched;
+    for (uint64_t i = 0; i < n && i < 64; i++) kernel_work(c, KACT_PAGE_FAULT, 0, 0);
+  }
+}
+
 static bool before(void *ctx, const struct uarch_insn *ui)
 {
   struct mcpu *c = ctx;
-  struct task *t = c->m->os->current;
-  if (t && t->mm) {
-    /* Pages touched for the first time since the last instruction were page
-     * faults (demand-zero or file pages) in a real kernel. */
-    if (t->mm != c->last_mm) {
-      c->last_mm = t->mm;
-      c->last_touched = t->mm->pages_touched;
-    } else if (t->mm->pages_touched != c->last_touched) {
-      uint64_t n = t->mm->pages_touched - c->last_touched;
-      /* The touch was this instruction's own (its access took the frame
-       * before it runs): the fault is at its pc. */
-      if (ui->fault) c->last_pc = ui->pc;
-      /* Charged once, here: the other CPUs running this address space's
-       * threads have seen these touches too. */
-      for (int i = 0; i < c->m->ncpus; i++)
-        if (c->m->cpu[i].last_mm == t->mm) c->m->cpu[i].last_touched = t->mm->pages_touched;
-      for (uint64_t i = 0; i < n && i < 64; i++) kernel_work(c, KACT_PAGE_FAULT, 0, 0);
-    }
-  }
+  note_faults(c, ui);
   const struct uop_fate *f = ev67_step(c->core, ui);
+  c->steps++;
   c->last_pc = ui->pc;
   /* The kernel's unaligned fix-up (entUna, do_entUna) runs after the trap. */
   if (f->flags & FATE_UNALIGNED) kernel_work(c, KACT_UNALIGNED, 0, 0);
@@ -455,8 +655,31 @@ static bool before(void *ctx, const struct uarch_insn *ui)
    * taken before it commits: its PC is the exception PC. */
   c->pmu_irq = ev67_pmu_irq_cycle(&c->pmu) < f->end;
   c->timer_irq = f->end >= c->next_tick;
+  if (__builtin_expect(c->smp != NULL, 0) && c->steps >= c->check_at) smp_check(c);
   if (c->pmu_irq || c->timer_irq) return true;
   return __builtin_expect(c->trace.on, 0) && trace_insn(c, ui, f->end);
+}
+
+/* A warm stretch's instruction: warmed, its time estimated. */
+static bool warm_before(void *ctx, const struct uarch_insn *ui)
+{
+  struct mcpu *c = ctx;
+  if (c->warm_n >= c->warm_stop) {
+    int r = warm_boundary(c);
+    if (r == 1) return true;
+    if (r == 2) return before(ctx, ui);
+    note_faults(c, ui);
+    struct task *t = c->m->os->current;
+    c->warm_mm = t ? t->mm : NULL;
+  }
+  /* note_faults, with the address space fixed for the stretch (a task
+   * switch or an exec folds it) */
+  if (__builtin_expect(c->warm_mm && c->warm_mm->pages_touched != c->last_touched, 0)) note_faults(c, ui);
+  bool unaligned = ev67_warm(c->core, ui, mcpu_cycles(c));
+  c->warm_n++;
+  c->last_pc = ui->pc;
+  if (unaligned) kernel_work(c, KACT_UNALIGNED, 0, 0);
+  return __builtin_expect(c->trace.on, 0) && trace_insn(c, ui, mcpu_cycles(c));
 }
 
 /* The timer interrupt: kernel work, perf's tick (unthrottling, frequency,
@@ -466,7 +689,7 @@ static void timer_tick(struct mcpu *c, struct task *t)
   struct machine *m = c->m;
   uint64_t pc = t->ctx.pc;
   kernel_work(c, KACT_TIMER, 0, 0);
-  uint64_t now = ev67_now(c->core);
+  uint64_t now = mcpu_cycles(c);
   while (c->next_tick <= now) c->next_tick += m->tick_cycles;
   perf_ctx_tick(m->perf, c->id, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
   if (++c->slice_ticks >= SLICE_TICKS) {
@@ -694,6 +917,7 @@ static void switch_hook(void *ctx, int cpu, struct task *prev, struct task *next
 {
   struct machine *m = ctx;
   struct mcpu *c = &m->cpu[cpu];
+  warm_fold(c);   /* another task: the next instruction looks at the stretch again */
   c->slice_ticks = 0;
   c->trace_pid = next ? (uint32_t)next->proc->pid : 0;
   c->trace_tid = next ? (uint32_t)next->tid : 0;
@@ -733,9 +957,12 @@ static void slice_hook(void *ctx)
 
 /* ---- what the PMU drivers need ---- */
 
+/* The driver reads or programs the PMU: a warm stretch is folded first, so
+ * the counters hold its events. */
 static uint64_t drv_now(void *ctx, int cpu)
 {
   struct machine *m = ctx;
+  warm_fold(&m->cpu[cpu]);
   return ev67_now(m->cpu[cpu].core);
 }
 
@@ -762,10 +989,21 @@ static uint64_t drv_random(void *ctx)
   return os_random(m->os);
 }
 
+/* The detailed counts, and in sampled mode the warmed stretches' estimates. */
+static void est_stats(const struct mcpu *c, bool kernel, struct ev67_stats *s)
+{
+  *s = *ev67_stats(c->core, kernel);
+  if (!c->smp) return;
+  uint64_t *v = (uint64_t *)s;
+  for (size_t i = 0; i < SMP_NFIELDS; i++)
+    v[i] += (uint64_t)(c->smp->est[SMP_Q_FIELD(kernel ? SMP_KERNEL : SMP_USER, i)] + 0.5);
+}
+
 static void sim_totals(void *ctx, int cpu, bool kernel, struct ev67_stats *s, uint64_t *cycles)
 {
   struct machine *m = ctx;
-  *s = *ev67_stats(m->cpu[cpu].core, kernel);
+  warm_fold(&m->cpu[cpu]);
+  est_stats(&m->cpu[cpu], kernel, s);
   *cycles = ev67_now(m->cpu[cpu].core);
 }
 
@@ -810,7 +1048,14 @@ static int attach_cpu(struct machine *m, int id)
   ev67_set_xlate(c->core, xlate_cb, c);
   c->next_tick = m->tick_cycles;
   c->hook = (struct cpu_timing){ before, c };
+  c->warm_hook = (struct cpu_timing){ warm_before, c };
   m->os->cpus[id].timing = &c->hook;
+  if (m->opt.sampled.unit) {
+    /* Detailed until the first unit has been measured. */
+    if (!(c->smp = malloc(sizeof *c->smp))) return -1;
+    smp_init(c->smp, &m->opt.sampled, m->opt.os.seed * 8 + (uint64_t)id);
+    c->check_at = smp_next_event(c->smp);
+  }
   return 0;
 }
 
@@ -821,6 +1066,7 @@ struct machine *machine_create(const struct machine_opts *o)
   m->opt = *o;
   m->ncpus = o->ncpus ? o->ncpus : 1;
   if (m->ncpus < 1 || m->ncpus > MACHINE_MAX_CPUS) { free(m); return NULL; }
+  if (o->sampled.unit && (!o->timed || smp_params_check(&o->sampled))) { free(m); return NULL; }
   struct os_opts oo = o->os;
   oo.ncpus = m->ncpus;
   if (o->timed && !oo.quantum) oo.quantum = TIMED_QUANTUM;
@@ -891,6 +1137,7 @@ void machine_destroy(struct machine *m)
   for (int i = 0; i < m->ncpus; i++) {
     if (m->os) m->os->cpus[i].timing = NULL;
     ev67_destroy(m->cpu[i].core);
+    free(m->cpu[i].smp);
     trace_unit_fini(&m->cpu[i].trace);
   }
   os_destroy(m->os);
@@ -932,7 +1179,7 @@ void machine_progress(const struct machine *m, struct machine_progress *p)
   memset(p, 0, sizeof *p);
   for (int i = 0; i < m->ncpus; i++) {
     p->insns += m->os->cpus[i].icount;
-    if (m->opt.timed) p->cycles += ev67_now(m->cpu[i].core);
+    if (m->opt.timed) p->cycles += mcpu_cycles(&m->cpu[i]);
   }
   p->ns = m->os->time_hwm;
 }
@@ -944,13 +1191,38 @@ bool machine_sim_stats(const struct machine *m, struct ev67_stats *s, uint64_t *
   *cycles = 0;
   for (int i = 0; i < m->ncpus; i++) {
     for (int kernel = 0; kernel < 2; kernel++) {
-      const uint64_t *src = (const uint64_t *)ev67_stats(m->cpu[i].core, kernel);
+      struct ev67_stats e;
+      est_stats(&m->cpu[i], kernel, &e);
+      const uint64_t *src = (const uint64_t *)&e;
       uint64_t *dst = (uint64_t *)s;
       for (size_t k = 0; k < sizeof *s / sizeof(uint64_t); k++) dst[k] += src[k];
     }
-    *cycles += ev67_now(m->cpu[i].core);
+    *cycles += mcpu_cycles(&m->cpu[i]);
   }
   return true;
+}
+
+bool machine_sampled_info(const struct machine *m, struct machine_sampled *s)
+{
+  memset(s, 0, sizeof *s);
+  if (!m->opt.sampled.unit) return false;
+  for (int i = 0; i < m->ncpus; i++) {
+    const struct mcpu *c = &m->cpu[i];
+    s->units += c->smp->units;
+    s->insns_unit += c->smp->steps_unit;
+    s->insns_warm += c->smp->steps_warm + c->warm_n;
+    s->insns += c->steps + c->warm_n;
+  }
+  return true;
+}
+
+double machine_sampled_halfwidth(const struct machine *m, int cpu, unsigned q)
+{
+  if (!m->opt.sampled.unit) return 0;
+  double var = 0;
+  for (int i = 0; i < m->ncpus; i++)
+    if (cpu < 0 || cpu == i) var += smp_variance(m->cpu[i].smp, q);
+  return 1.959963984540054 * sqrt(var);
 }
 
 int machine_truth_enable(struct machine *m)

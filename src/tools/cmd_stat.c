@@ -46,6 +46,7 @@ struct stat_run {
   int paranoid;                  /* kernel.perf_event_paranoid of the run */
   struct machine *m;
   struct progress progress;
+  bool sampled;                  /* --sampled: estimates with their 95% interval */
 };
 
 /* Parses one event name into its attr; returns 0 or -1 with a message. */
@@ -132,6 +133,38 @@ static void close_events(struct stat_run *r)
       if (r->ev[i].fd[k] >= 0) machine_perf_close(r->m, r->ev[i].fd[k]);
 }
 
+/* The sampled estimate that event e reads (sampling.h), or -1 when it is
+ * counted exactly (instructions: warming counts them) or not estimated. */
+static int event_quantity(const struct event *e)
+{
+  const struct perf_event_attr *a = &e->attr;
+  unsigned ev = 0;
+  if (a->type == PERF_TYPE_HARDWARE)
+    ev = a->config == PERF_COUNT_HW_CPU_CYCLES ? 1 : a->config == PERF_COUNT_HW_CACHE_MISSES ? 3 : 0;
+  else if (a->type == PERF_TYPE_RAW)
+    ev = (unsigned)(a->config & PM_CFG_EVENT_MASK);
+  else if (a->type == SIM_PMU_TYPE) {
+    int f = sim_pmu_event_field(a->config);
+    int mode = a->exclude_kernel ? SMP_USER : a->exclude_user ? SMP_KERNEL : SMP_BOTH;
+    return f == -1 ? SMP_Q_CYCLES : f < 0 ? -1 : (int)SMP_Q_FIELD(mode, (unsigned)f);
+  }
+  switch (ev) {
+  case 1: return SMP_Q_CYCLES;
+  case 3: return (int)SMP_Q(SMP_BOTH, bcache_misses);
+  case 4: return (int)SMP_Q(SMP_BOTH, replays);
+  default: return -1;
+  }
+}
+
+/* The 95% half-width of event e's count v on CPU cpu (-1: all) in percent
+ * of v, or -1 when there is none to print. */
+static double noise_pct(const struct stat_run *r, const struct event *e, int cpu, double v)
+{
+  int q = r->sampled ? event_quantity(e) : -1;
+  if (q < 0 || v <= 0) return -1;
+  return 100.0 * machine_sampled_halfwidth(r->m, cpu, (unsigned)q) / v;
+}
+
 static void stat_poll(void *ctx)
 {
   struct stat_run *r = ctx;
@@ -163,6 +196,12 @@ static void usage(FILE *f)
     "  -x, --field-separator SEP   CSV output: value,unit,event,run-time,percent,,\n"
     "      --list         list the events\n"
     "      --seed N       guest random seed (runs are deterministic)\n"
+    "      --sampled[=U,W[,P]]  sampled simulation (docs/sampled.md): U-instruction\n"
+    "                     units timed in detail after W detailed instructions of\n"
+    "                     warm-up, one every P instructions (default 1000,2000,\n"
+    "                     100000), functional warming in between; counts are\n"
+    "                     estimates, printed with their 95%% confidence interval\n"
+    "                     in perf's ( +- x%% ) column\n"
     "      --cpus N       CPUs of the machine (default 1: a single-threaded program\n"
     "                     gains nothing from more, and the CPUs are simulated in turn)\n"
     "      --ram SIZE     physical memory of the machine (default 1G, 64M to 64G)\n"
@@ -198,8 +237,8 @@ static void print_num(FILE *f, uint64_t v)
 
 /* Prints one count as perf stat does, scaled by enabled/running; prefix is
  * the CPU column of -A (or ""). */
-static void print_count(const struct event *e, const struct count *c, const char *prefix, const char *sep,
-                        uint64_t *hw_cycles, uint64_t *hw_insns)
+static void print_count(const struct stat_run *r, const struct event *e, const struct count *c, int cpu,
+                        const char *prefix, const char *sep, uint64_t *hw_cycles, uint64_t *hw_insns)
 {
   double scaled = c->running ? (double)c->value * ((double)c->enabled / (double)c->running) : 0;
   double pct = c->enabled ? 100.0 * (double)c->running / (double)c->enabled : 0;
@@ -208,10 +247,13 @@ static void print_count(const struct event *e, const struct count *c, const char
   if (hw && e->attr.config == PERF_COUNT_HW_CPU_CYCLES) *hw_cycles = v;
   if (hw && e->attr.config == PERF_COUNT_HW_INSTRUCTIONS) *hw_insns = v;
   const char *why = e->err ? "<not supported>" : "<not counted>";
+  double noise = noise_pct(r, e, cpu, scaled);
   if (sep) {
     if (*prefix) fprintf(stderr, "%s%s", prefix, sep);
+    char ncol[32] = "";
+    if (noise >= 0) snprintf(ncol, sizeof ncol, "%s%.2f%%", sep, noise);   /* perf's CSV noise column */
     if (c->running)
-      fprintf(stderr, "%llu%s%s%s%s%s%llu%s%.2f%s%s\n", (unsigned long long)v, sep, "", sep, e->name,
+      fprintf(stderr, "%llu%s%s%s%s%s%s%llu%s%.2f%s%s\n", (unsigned long long)v, sep, "", sep, e->name, ncol,
               sep, (unsigned long long)c->running, sep, pct, sep, sep);
     else fprintf(stderr, "%s%s%s%s%s0%s0.00%s%s\n", why, sep, sep, e->name, sep, sep, sep, sep);
     return;
@@ -222,6 +264,7 @@ static void print_count(const struct event *e, const struct count *c, const char
   fprintf(stderr, "      %-28s", e->name);
   if (hw && e->attr.config == PERF_COUNT_HW_INSTRUCTIONS && *hw_cycles)
     fprintf(stderr, " #  %5.2f  insn per cycle", (double)*hw_insns / (double)*hw_cycles);
+  if (noise > 0) fprintf(stderr, "  ( +-%6.2f%% )", noise);
   if (pct < 99.995) fprintf(stderr, "  (%.2f%%)", pct);
   fprintf(stderr, "\n");
 }
@@ -237,7 +280,8 @@ static void print_counts(const struct stat_run *r, const char *prog, const char 
   for (int k = 0; r->no_aggr && k < r->ncpus; k++) {
     char prefix[16];
     snprintf(prefix, sizeof prefix, sep ? "CPU%d" : "CPU%-4d", r->cpus[k]);
-    for (int i = 0; i < r->n; i++) print_count(&r->ev[i], &r->ev[i].cpu[k], prefix, sep, &hw_cycles, &hw_insns);
+    for (int i = 0; i < r->n; i++)
+      print_count(r, &r->ev[i], &r->ev[i].cpu[k], r->cpus[k], prefix, sep, &hw_cycles, &hw_insns);
   }
   for (int i = 0; !r->no_aggr && i < r->n; i++) {
     struct count sum = { 0, 0, 0 };
@@ -246,7 +290,7 @@ static void print_counts(const struct stat_run *r, const char *prog, const char 
       sum.enabled += r->ev[i].cpu[k].enabled;
       sum.running += r->ev[i].cpu[k].running;
     }
-    print_count(&r->ev[i], &sum, "", sep, &hw_cycles, &hw_insns);
+    print_count(r, &r->ev[i], &sum, -1, "", sep, &hw_cycles, &hw_insns);
   }
 }
 
@@ -260,7 +304,8 @@ int cmd_stat(int argc, char **argv)
     { "paranoid", required_argument, 0, 'N' }, { "cpus", required_argument, 0, 'M' },
     { "all-cpus", no_argument, 0, 'a' }, { "cpu", required_argument, 0, 'C' },
     { "no-aggr", no_argument, 0, 'A' }, { "per-cpu", no_argument, 0, 'A' },
-    { "verbose", no_argument, 0, 'v' }, { "ram", required_argument, 0, 1101 }, { 0, 0, 0, 0 },
+    { "verbose", no_argument, 0, 'v' }, { "ram", required_argument, 0, 1101 },
+    { "sampled", optional_argument, 0, 1102 }, { 0, 0, 0, 0 },
   };
   struct stat_run r;
   memset(&r, 0, sizeof r);
@@ -303,6 +348,7 @@ int cmd_stat(int argc, char **argv)
     case 'U': mo.perf.privileged = false; break;
     case 'M': if (tool_parse_cpus("stat", optarg, &mo.ncpus)) return 2; break;
     case 1101: if (tool_parse_ram("stat", optarg, &mo.os.ram_bytes)) return 2; break;
+    case 1102: if (tool_parse_sampled("stat", optarg, &mo.sampled)) return 2; r.sampled = true; break;
     case 'a': all_cpus = true; break;
     case 'C': cpu_list = optarg; break;
     case 'A': r.no_aggr = true; break;
@@ -361,6 +407,14 @@ int cmd_stat(int argc, char **argv)
             MACHINE_CLOCK_MHZ);
     fprintf(stderr, "  %15.9f seconds host time, %.1f guest MIPS\n\n", host_s,
             host_s > 0 ? (double)mp.insns / host_s / 1e6 : 0.0);
+    struct machine_sampled ms;
+    if (machine_sampled_info(r.m, &ms))
+      fprintf(stderr, "  sampled: %llu units of %llu instructions (%llu warm-up) every %llu; %.2f%% of %llu\n"
+                      "  instructions timed in detail, %.2f%% warmed; +- is the 95%% confidence interval\n\n",
+              (unsigned long long)ms.units, (unsigned long long)mo.sampled.unit,
+              (unsigned long long)mo.sampled.warmup, (unsigned long long)mo.sampled.period,
+              ms.insns ? 100.0 * (double)(ms.insns - ms.insns_warm) / (double)ms.insns : 0.0,
+              (unsigned long long)ms.insns, ms.insns ? 100.0 * (double)ms.insns_warm / (double)ms.insns : 0.0);
   }
   close_events(&r);
   rc = tool_exit_status(status);

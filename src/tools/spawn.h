@@ -21,6 +21,9 @@ int tool_parse_ram(const char *cmd, const char *arg, uint64_t *bytes);
  * (at most MACHINE_MAX_CPUS, ascending, no repeats). Returns 0, or 2 after a
  * message. */
 int tool_parse_cpu_list(const char *cmd, const char *arg, int ncpus, int *out, int *n);
+/* Parses --sampled[=U,W[,P]] (arg NULL: the defaults) into *p. Returns
+ * 0, or 2 after a message. */
+int tool_parse_sampled(const char *cmd, const char *arg, struct smp_params *p);
 /* The command's exit status for a guest wait status (128+signal when killed). */
 int tool_exit_status(int status);
 

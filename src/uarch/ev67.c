@@ -122,8 +122,17 @@ struct ev67 {
   struct uop_fate cur;
   /* functional warming (ev67_warm) */
   struct ev67_stats warm_st[2];
+  uint8_t warm_kind[AXP_NUM_IDS], warm_size[AXP_NUM_IDS];   /* WK_* and access size by id */
   uint64_t warm_line;           /* the fetch line last warmed, | 1 when valid */
   unsigned warm_asn;
+  /* The stWait table is trained by replays, which only the timing model
+   * sees. Warming keeps a memory of the loads that ever replayed (indexed
+   * as the table) and the last stores in program order, and sets a
+   * replaying load's bit again when it meets a store to its bytes after a
+   * clearing, as the replay would have. */
+  uint64_t *stw_seen;
+  struct { uint64_t addr; uint8_t size; } warm_stores[32];
+  unsigned warm_store_i;
 };
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -140,6 +149,26 @@ static const uint8_t pipe_cluster[NPIPES] = { 0, 1, 0, 1, 2, 2 };
 static const uint8_t cluster_pipes[3] = { PM(P_U0) | PM(P_L0), PM(P_U1) | PM(P_L1),
                                           PM(P_FA) | PM(P_FM) };
 
+static void classify(const struct ev67_config *c, const struct axp_insn *d, struct uop *u);
+
+/* What warming needs of an instruction, by id (classify on registers that
+ * are not $31; only a BIS or CPYS may then still be a NOP). */
+enum { WK_LOAD = 1, WK_STORE = 2, WK_CTL = 4, WK_COND = 8, WK_JUMP = 16, WK_CMOV = 32, WK_ALIGNED = 64,
+       WK_MAYBE_NOP = 128 };
+static void warm_kinds(struct ev67 *m)
+{
+  for (unsigned id = 0; id < AXP_NUM_IDS; id++) {
+    struct axp_insn d = { .id = (uint16_t)id, .ra = 1, .rb = 2, .rc = 3 };
+    struct uop u;
+    classify(&m->cfg, &d, &u);
+    m->warm_kind[id] = (uint8_t)((u.load ? WK_LOAD : 0) | (u.store ? WK_STORE : 0) | (u.ctl ? WK_CTL : 0) |
+                                 (u.cond_branch ? WK_COND : 0) | (u.jump ? WK_JUMP : 0) | (u.cmov ? WK_CMOV : 0) |
+                                 (u.aligned_only ? WK_ALIGNED : 0) |
+                                 (id == AXP_BIS || id == AXP_CPYS ? WK_MAYBE_NOP : 0));
+    m->warm_size[id] = u.size;
+  }
+}
+
 struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev67_fate_fn sink,
                          void *ctx)
 {
@@ -152,7 +181,8 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
   m->st = &m->stm[0];
   m->bp = bpred_create(cfg);
   m->ms = memsys_create(cfg);
-  if (!m->bp || !m->ms) { ev67_destroy(m); return NULL; }
+  m->stw_seen = calloc(cfg->stwait_entries / 64 + 1, sizeof *m->stw_seen);
+  if (!m->bp || !m->ms || !m->stw_seen) { ev67_destroy(m); return NULL; }
   m->ngroups = cfg->inflight / cfg->inum_group;
   if (m->ngroups > MAXQ) m->ngroups = MAXQ;
   /* Rename registers: the physical file less the 32 architectural registers
@@ -167,6 +197,7 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
             cfg->sq_entries >= 1 && cfg->sq_entries <= MAXQ && cfg->iq_entries <= MAXQ &&
             cfg->fq_entries <= MAXQ && cfg->map_width >= 1);
   m->block_pc = ~0ull;
+  warm_kinds(m);
   for (unsigned mask = 0; mask < 64; mask++) {
     unsigned n = 0;
     for (unsigned k = 0; k < NPIPES; k++)
@@ -186,6 +217,7 @@ void ev67_destroy(struct ev67 *m)
   if (!m) return;
   bpred_destroy(m->bp);
   memsys_destroy(m->ms);
+  free(m->stw_seen);
   free(m);
 }
 
@@ -709,6 +741,19 @@ static const struct store_rec *order_conflict(struct ev67 *m, uint64_t addr, uns
   return NULL;
 }
 
+/* The warm memory of loads that replayed (the stWait index). */
+static uint32_t stw_index(const struct ev67 *m, uint64_t pc) { return (uint32_t)(pc >> 2) & (m->cfg.stwait_entries - 1); }
+static void stw_remember(struct ev67 *m, uint64_t pc)
+{
+  uint32_t i = stw_index(m, pc);
+  m->stw_seen[i / 64] |= 1ull << (i % 64);
+}
+static bool stw_replayed(const struct ev67 *m, uint64_t pc)
+{
+  uint32_t i = stw_index(m, pc);
+  return (m->stw_seen[i / 64] >> (i % 64)) & 1;
+}
+
 /* How an instance ended. */
 enum inst_end { INST_OK, INST_REFETCH, INST_TRAPPED };
 
@@ -779,6 +824,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
             f->trap = EV67_TRAP_REPLAY;
             m->st->replays++;
             bpred_stwait_set(m->bp, in->pc);
+            stw_remember(m, in->pc);
             kill = s->issue + 2;
             redirect = max64(f->fetch + 1 + m->cfg.pen_mbox_order, kill);
             trap = true;
@@ -958,30 +1004,55 @@ bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
         memsys_fetch(m->ms, in->asn, (line & ~1ull) + k * m->cfg.line_bytes, cycle, &pf);
     }
   }
+  /* The kind by id; the executor's internal ids (unop, prefetches) and the
+   * NOP forms of BIS and CPYS through classify. */
   struct uop u;
-  classify_cached(m, in->pc, in->d, &u);
-  if (u.nop) {
+  unsigned id = in->d->id, kind, size;
+  if (id >= AXP_NUM_IDS || (m->warm_kind[id] & WK_MAYBE_NOP)) {
+    classify_cached(m, in->pc, in->d, &u);
+    kind = (u.load ? WK_LOAD : 0) | (u.store ? WK_STORE : 0) | (u.nop ? WK_MAYBE_NOP : 0);
+    size = u.size;
+  } else {
+    kind = m->warm_kind[id];
+    size = m->warm_size[id];
+  }
+  if (kind & WK_MAYBE_NOP) {
     st->squashed_nops++;
     return false;
   }
-  st->retired += u.cmov ? 2 : 1;   /* CMOV is two instructions, as ev67_step counts it */
-  if (u.load || u.store) {
-    if (in->unaligned && u.aligned_only) {
+  st->retired += kind & WK_CMOV ? 2 : 1;   /* CMOV is two instructions, as ev67_step counts it */
+  if (kind & (WK_LOAD | WK_STORE)) {
+    if (in->unaligned && (kind & WK_ALIGNED)) {
       st->unaligned++;
       return true;
     }
-    if (u.load) bpred_stwait_tick(m->bp, cycle);
-    memsys_data_pa(m->ms, in->asn, in->ea, in->pa_valid ? in->pa : in->ea, u.size, u.store, cycle, &acc);
-    if (u.load) st->loads++; else st->stores++;
+    if (kind & WK_LOAD) {
+      bpred_stwait_tick(m->bp, cycle);
+      if (stw_replayed(m, in->pc) && !bpred_stwait_get(m->bp, in->pc))
+        for (unsigned i = 0; i < 32; i++) {
+          uint64_t a = m->warm_stores[i].addr;
+          if (m->warm_stores[i].size && in->ea < a + m->warm_stores[i].size && a < in->ea + size) {
+            bpred_stwait_set(m->bp, in->pc);
+            break;
+          }
+        }
+    } else {
+      m->warm_stores[m->warm_store_i].addr = in->ea;
+      m->warm_stores[m->warm_store_i].size = (uint8_t)size;
+      m->warm_store_i = (m->warm_store_i + 1) % 32;
+    }
+    bool store = kind & WK_STORE;
+    memsys_data_pa(m->ms, in->asn, in->ea, in->pa_valid ? in->pa : in->ea, size, store, cycle, &acc);
+    if (store) st->stores++; else st->loads++;
     if (acc.tlb_miss) st->dtb_misses++;
-    if (u.load && acc.l1_miss) st->dcache_misses++;
-    if (u.load && acc.bc_miss) st->bcache_misses++;
-  } else if (u.ctl) {
-    bool taken = u.cond_branch ? in->taken : true;
-    if (u.cond_branch) st->cond_branches++;
-    else if (u.jump) st->jumps++;
+    if (!store && acc.l1_miss) st->dcache_misses++;
+    if (!store && acc.bc_miss) st->bcache_misses++;
+  } else if (kind & WK_CTL) {
+    bool cond = kind & WK_COND, taken = cond ? in->taken : true;
+    if (cond) st->cond_branches++;
+    else if (kind & WK_JUMP) st->jumps++;
     if (bpred_update(m->bp, in->pc, in->d, taken, in->next_pc)) {
-      if (u.cond_branch) st->cond_mispredicts++; else st->jump_mispredicts++;
+      if (cond) st->cond_mispredicts++; else st->jump_mispredicts++;
     }
   }
   return false;

@@ -1,0 +1,83 @@
+/* Systematic sampling's bookkeeping for one CPU (docs/sampled.md): where
+ * the detailed windows fall, what each measured unit measured, the rates a
+ * functional stretch is charged at, and the estimates with their
+ * confidence intervals. Pure arithmetic on counts; the machine drives it
+ * (machine.c) and owns the mode switches.
+ *
+ * The schedule, in instructions run through the CPU's core (user and
+ * kernel, detailed or warmed: "steps"): period k's window starts at
+ * offset + k * period with `warmup` detailed instructions whose counts are
+ * dropped, then a unit of `unit` detailed instructions that is measured.
+ * Everything else is warmed and charged, quantity by quantity, at the rate
+ * per instruction of the last unit measured before it. A quantity is the
+ * cycles or one field of struct ev67_stats in user mode, kernel mode or
+ * both. Invariant: a stretch is only charged after a unit has been
+ * measured (the machine stays detailed until then). */
+#ifndef MACHINE_SAMPLING_H
+#define MACHINE_SAMPLING_H
+#include "uarch/ev67.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SMP_NFIELDS (sizeof(struct ev67_stats) / sizeof(uint64_t))
+/* Quantity indices: the cycles, then each ev67_stats field per mode. */
+#define SMP_Q_CYCLES 0
+enum { SMP_USER, SMP_KERNEL, SMP_BOTH };
+#define SMP_Q(mode, field) (1 + (mode) * SMP_NFIELDS + offsetof(struct ev67_stats, field) / sizeof(uint64_t))
+#define SMP_Q_FIELD(mode, index) (1 + (mode) * SMP_NFIELDS + (index))
+#define SMP_NQ (1 + 3 * SMP_NFIELDS)
+
+struct smp_params {
+  uint64_t unit;      /* measured instructions per unit (U) */
+  uint64_t warmup;    /* detailed instructions before each unit and each ProfileMe sample (W) */
+  uint64_t period;    /* instructions from one window's start to the next (P > W + U) */
+};
+
+/* The default parameters and the smallest period allowed for them. */
+#define SMP_DEFAULT_UNIT 1000
+#define SMP_DEFAULT_WARMUP 2000
+#define SMP_DEFAULT_PERIOD 100000
+
+struct smp {
+  struct smp_params p;
+  uint64_t next_start;     /* steps at which the next window starts */
+  bool measuring;          /* inside a unit */
+  uint64_t unit_steps;     /* steps at the unit's start */
+  double unit_base[SMP_NQ];/* the counts at the unit's start */
+  bool have_rate;
+  double rate[SMP_NQ];     /* per instruction, in the last unit */
+  /* accumulators */
+  uint64_t units, steps_unit, steps_warm;
+  double sum[SMP_NQ], sumsq[SMP_NQ];   /* of the units' rates */
+  double est[SMP_NQ];      /* the warmed instructions' share of each quantity */
+  double f_cur, f2;        /* instructions charged at the current rates; sum of squares of the closed stretches */
+};
+
+/* Checks p: returns 0, or -1 when a field is 0 or the period does not
+ * exceed warmup + unit. */
+int smp_params_check(const struct smp_params *p);
+/* Starts the schedule; the first window starts at an offset below
+ * period - warmup - unit drawn from seed (a seed gives other unit places,
+ * which is what the confidence interval is about). */
+void smp_init(struct smp *s, const struct smp_params *p, uint64_t seed);
+
+/* Whether steps lies in the current window (its warm-up or its unit). */
+bool smp_in_window(const struct smp *s, uint64_t steps);
+/* The steps at which the machine must next look at the schedule from
+ * detailed mode (the unit's start or end), or UINT64_MAX. */
+uint64_t smp_next_event(const struct smp *s);
+/* Detailed mode reached `steps` with the counts `now` (SMP_NQ values):
+ * starts or ends the unit when due. Returns true when a unit ended. */
+bool smp_detailed(struct smp *s, uint64_t steps, const double *now);
+/* Charges n warmed instructions at the current rates. */
+void smp_charge(struct smp *s, uint64_t n);
+
+/* The 95% half-width of the estimate of quantity q's warmed share
+ * (absolute), from the spread of the units' rates; 0 with fewer than two
+ * units or nothing warmed. */
+double smp_halfwidth(const struct smp *s, unsigned q);
+/* The same as a variance, for sums over CPUs. */
+double smp_variance(const struct smp *s, unsigned q);
+
+#endif
