@@ -84,7 +84,6 @@ struct mcpu {
   uint64_t cpi, cyc_frac;        /* cycles per instruction, and the fraction carried (16.16) */
   uint64_t ev_rate[EV67_STREAMS], ev_frac[EV67_STREAMS];   /* PMU events per instruction (16.16) */
   uint64_t warm_retired;         /* ev67_warm_stats' retired count at the last fold */
-  const struct guest_mm *warm_mm;   /* the running task's address space in this stretch */
 };
 
 struct machine {
@@ -669,12 +668,11 @@ static bool warm_before(void *ctx, const struct uarch_insn *ui)
     if (r == 1) return true;
     if (r == 2) return before(ctx, ui);
     note_faults(c, ui);
-    struct task *t = c->m->os->current;
-    c->warm_mm = t ? t->mm : NULL;
   }
-  /* note_faults, with the address space fixed for the stretch (a task
-   * switch or an exec folds it) */
-  if (__builtin_expect(c->warm_mm && c->warm_mm->pages_touched != c->last_touched, 0)) note_faults(c, ui);
+  /* note_faults where a page can have been touched first: this access's
+   * own fault, or a fetch from another code page (the start of a stretch
+   * looks too, and a task switch or an exec ends the stretch). */
+  if (__builtin_expect(ui->fault || ((ui->pc ^ c->last_pc) >> 13), 0)) note_faults(c, ui);
   bool unaligned = ev67_warm(c->core, ui, mcpu_cycles(c));
   c->warm_n++;
   c->last_pc = ui->pc;
