@@ -78,7 +78,8 @@ struct mcpu {
   struct smp *smp;
   struct cpu_timing warm_hook;
   bool warm;
-  uint64_t steps;                /* instructions through the core, warm_n not included */
+  uint64_t steps;                /* user instructions through the core, warm_n not included */
+  uint64_t kcycles;              /* cycles of the kernel's work (sampled mode: always timed) */
   uint64_t check_at;             /* detailed: steps at which the schedule is looked at next */
   uint64_t warm_n, warm_stop;    /* the stretch: instructions warmed; where it must stop and look */
   uint64_t cpi, cyc_frac;        /* cycles per instruction, and the fraction carried (16.16) */
@@ -150,17 +151,13 @@ static uint64_t cycle_ns(void *ctx, int cpu)
 static uint64_t fx(double x) { return x <= 0 ? 0 : (uint64_t)(x * (double)FX_ONE + 0.5); }
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* The counts a unit is measured by: the cycles, and every ground-truth
- * field in user mode, kernel mode and both. */
+/* The counts a unit is measured by: the user instructions' cycles (the
+ * kernel's work left out) and every user-mode ground-truth field. */
 static void smp_counts(const struct mcpu *c, double *v)
 {
-  v[SMP_Q_CYCLES] = (double)ev67_now(c->core);
-  const uint64_t *u = (const uint64_t *)ev67_stats(c->core, false), *k = (const uint64_t *)ev67_stats(c->core, true);
-  for (size_t i = 0; i < SMP_NFIELDS; i++) {
-    v[SMP_Q_FIELD(SMP_USER, i)] = (double)u[i];
-    v[SMP_Q_FIELD(SMP_KERNEL, i)] = (double)k[i];
-    v[SMP_Q_FIELD(SMP_BOTH, i)] = (double)(u[i] + k[i]);
-  }
+  v[SMP_Q_CYCLES] = (double)(ev67_now(c->core) - c->kcycles);
+  const uint64_t *u = (const uint64_t *)ev67_stats(c->core, false);
+  for (size_t i = 0; i < SMP_NFIELDS; i++) v[SMP_Q_FIELD(i)] = (double)u[i];
 }
 
 /* A unit ended: the stretches to come run at its rates. Retires are not
@@ -171,9 +168,9 @@ static void smp_take_rates(struct mcpu *c)
   c->cpi = fx(r[SMP_Q_CYCLES]);
   if (!c->cpi) c->cpi = 1;
   c->ev_rate[EV67_STREAM_RETIRED] = 2 * FX_ONE;   /* a CMOV retires twice */
-  c->ev_rate[EV67_STREAM_FETCHED] = fx(r[SMP_Q(SMP_BOTH, fetched)]);
-  c->ev_rate[EV67_STREAM_BCACHE] = fx(r[SMP_Q(SMP_BOTH, bcache_misses)]);
-  c->ev_rate[EV67_STREAM_REPLAYS] = fx(r[SMP_Q(SMP_BOTH, replays)]);
+  c->ev_rate[EV67_STREAM_FETCHED] = fx(r[SMP_Q(fetched)]);
+  c->ev_rate[EV67_STREAM_BCACHE] = fx(r[SMP_Q(bcache_misses)]);
+  c->ev_rate[EV67_STREAM_REPLAYS] = fx(r[SMP_Q(replays)]);
 }
 
 /* Moves the stretch warmed so far into the core's clock (at the unit's
@@ -195,7 +192,7 @@ static void warm_fold(struct mcpu *c)
     c->ev_frac[k] = v & (FX_ONE - 1);
     sp.n[k] = v >> FX;
   }
-  uint64_t ret = ev67_warm_stats(c->core, false)->retired + ev67_warm_stats(c->core, true)->retired;
+  uint64_t ret = ev67_warm_stats(c->core, false)->retired;
   sp.n[EV67_STREAM_RETIRED] = ret - c->warm_retired;
   c->warm_retired = ret;
   ev67_pmu_functional(&c->pmu, ev67_now(c->core), &sp);
@@ -529,7 +526,10 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
   struct machine *m = c->m;
   struct kleg legs[8];
   size_t n = kimage_path((enum kactivity)activity, nr, bytes, legs, 8);
+  /* The kernel's work is timed in detail in sampled mode too: it comes in
+   * rare, costly events that units would estimate badly. */
   warm_fold(c);
+  uint64_t t0 = ev67_now(c->core);
   /* The data this entry works on: when it happens, what was asked. */
   c->kstate = kmix(c->kstate ^ ev67_now(c->core) ^ nr << 20 ^ bytes << 40 ^ (uint64_t)activity);
   note_entry(c, activity, nr);
@@ -551,15 +551,12 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
       pc = kernel_operands(c, &ui);
       if (pc >= end) pc = start;     /* the path loops in its function */
       ui.next_pc = pc;
-      if (__builtin_expect(c->warm, 0)) {
-        ev67_warm(c->core, &ui, mcpu_cycles(c));
-        c->warm_n++;
-      } else {
-        ev67_step(c->core, &ui);
-        c->steps++;
-      }
+      ev67_step(c->core, &ui);
     }
   }
+  c->kcycles += ev67_now(c->core) - t0;
+  /* A ProfileMe sample the kernel's work opened needs the fates that close it. */
+  if (c->warm && !ev67_pmu_quiet(&c->pmu)) set_detailed(c);
 }
 
 /* The trace unit's kind of entry for system call nr (syscall.def's flags). */
@@ -668,11 +665,16 @@ static bool warm_before(void *ctx, const struct uarch_insn *ui)
     if (r == 1) return true;
     if (r == 2) return before(ctx, ui);
     note_faults(c, ui);
+    if (!c->warm) return before(ctx, ui);
   }
   /* note_faults where a page can have been touched first: this access's
    * own fault, or a fetch from another code page (the start of a stretch
-   * looks too, and a task switch or an exec ends the stretch). */
-  if (__builtin_expect(ui->fault || ((ui->pc ^ c->last_pc) >> 13), 0)) note_faults(c, ui);
+   * looks too, and a task switch or an exec ends the stretch). The fault's
+   * kernel work may open a ProfileMe sample: then this one is timed. */
+  if (__builtin_expect(ui->fault || ((ui->pc ^ c->last_pc) >> 13), 0)) {
+    note_faults(c, ui);
+    if (!c->warm) return before(ctx, ui);
+  }
   bool unaligned = ev67_warm(c->core, ui, mcpu_cycles(c));
   c->warm_n++;
   c->last_pc = ui->pc;
@@ -994,7 +996,7 @@ static void est_stats(const struct mcpu *c, bool kernel, struct ev67_stats *s)
   if (!c->smp) return;
   uint64_t *v = (uint64_t *)s;
   for (size_t i = 0; i < SMP_NFIELDS; i++)
-    v[i] += (uint64_t)(c->smp->est[SMP_Q_FIELD(kernel ? SMP_KERNEL : SMP_USER, i)] + 0.5);
+    v[i] += kernel ? 0 : (uint64_t)(c->smp->est[SMP_Q_FIELD(i)] + 0.5);
 }
 
 static void sim_totals(void *ctx, int cpu, bool kernel, struct ev67_stats *s, uint64_t *cycles)

@@ -70,11 +70,11 @@ struct machine_sampled {
   uint64_t units;                 /* units measured */
   uint64_t insns_unit;            /* instructions in them */
   uint64_t insns_warm;            /* instructions warmed and estimated */
-  uint64_t insns;                 /* all instructions through the cores (user and kernel) */
+  uint64_t insns;                 /* user instructions through the cores (the kernel's are all timed) */
 };
 bool machine_sampled_info(const struct machine *m, struct machine_sampled *s);
 /* The 95% half-width of the estimate of quantity q (SMP_Q_CYCLES or
- * SMP_Q(mode, field), sampling.h) on CPU cpu, or summed over the CPUs
+ * SMP_Q(field), sampling.h) on CPU cpu, or summed over the CPUs
  * (cpu -1), as an absolute count; 0 when not sampled or nothing was
  * estimated. */
 double machine_sampled_halfwidth(const struct machine *m, int cpu, unsigned q);

@@ -2,10 +2,12 @@
  * one of SMARTS (Wunderlich et al., ISCA 2003) with each unit standing for
  * the stretch that follows it: a quantity's warmed share is the sum over
  * units i of F_i * x_i, where x_i is unit i's rate per instruction and F_i
- * the instructions charged at it. Treating the units' rates as independent
- * draws with the sample variance s^2, its variance is s^2 * sum(F_i^2) and
- * the 95% interval 1.96 standard errors (the normal approximation, as
- * SMARTS; with equal stretches this is the familiar N * 1.96 s / sqrt(n)). */
+ * the instructions charged at it. One unit at a random place in each
+ * period (stratified sampling) makes the units' rates independent draws;
+ * with their sample variance s^2 the estimate's variance is s^2 *
+ * sum(F_i^2) and the 95% interval 1.96 standard errors (the normal
+ * approximation, as SMARTS; with equal stretches this is the familiar
+ * N * 1.96 s / sqrt(n)). */
 #include "machine/sampling.h"
 #include <math.h>
 #include <string.h>
@@ -25,11 +27,19 @@ static uint64_t mix(uint64_t z)
   return z ^ (z >> 31);
 }
 
+/* The window's offset in its period. */
+static uint64_t offset(struct smp *s)
+{
+  s->rng += 0x9E3779B97F4A7C15ull;
+  return mix(s->rng) % (s->p.period - s->p.warmup - s->p.unit);
+}
+
 void smp_init(struct smp *s, const struct smp_params *p, uint64_t seed)
 {
   memset(s, 0, sizeof *s);
   s->p = *p;
-  s->next_start = mix(seed + 0x9E3779B97F4A7C15ull) % (p->period - p->warmup - p->unit);
+  s->rng = mix(seed ^ 0x5A17ED5A17EDull);
+  s->next_start = offset(s);
 }
 
 bool smp_in_window(const struct smp *s, uint64_t steps)
@@ -66,9 +76,10 @@ bool smp_detailed(struct smp *s, uint64_t steps, const double *now)
   s->f2 += s->f_cur * s->f_cur;
   s->f_cur = 0;
   s->measuring = false;
-  /* The next window: a period on, or at once when kernel work or a long
-   * unit already ran past it. */
-  s->next_start += s->p.period;
+  /* The next period's window, or at once when kernel work or a long unit
+   * already ran past it. */
+  s->period_start += s->p.period;
+  s->next_start = s->period_start + offset(s);
   if (s->next_start < steps) s->next_start = steps;
   return true;
 }

@@ -4,15 +4,18 @@
  * confidence intervals. Pure arithmetic on counts; the machine drives it
  * (machine.c) and owns the mode switches.
  *
- * The schedule, in instructions run through the CPU's core (user and
- * kernel, detailed or warmed: "steps"): period k's window starts at
- * offset + k * period with `warmup` detailed instructions whose counts are
+ * The schedule, in user-mode instructions run through the CPU's core
+ * (detailed or warmed: "steps"; the kernel's work is always timed in
+ * detail, so it is exact and not part of it): period k, [k * period, (k + 1) *
+ * period), has one window at an offset drawn from the seed for that period
+ * (stratified sampling: a fixed offset would alias with a loop whose length
+ * divides the period), `warmup` detailed instructions whose counts are
  * dropped, then a unit of `unit` detailed instructions that is measured.
  * Everything else is warmed and charged, quantity by quantity, at the rate
  * per instruction of the last unit measured before it. A quantity is the
- * cycles or one field of struct ev67_stats in user mode, kernel mode or
- * both. Invariant: a stretch is only charged after a unit has been
- * measured (the machine stays detailed until then). */
+ * user instructions' cycles or one field of their struct ev67_stats.
+ * Invariant: a stretch is only charged after a unit has been measured (the
+ * machine stays detailed until then). */
 #ifndef MACHINE_SAMPLING_H
 #define MACHINE_SAMPLING_H
 #include "uarch/ev67.h"
@@ -21,12 +24,11 @@
 #include <stdint.h>
 
 #define SMP_NFIELDS (sizeof(struct ev67_stats) / sizeof(uint64_t))
-/* Quantity indices: the cycles, then each ev67_stats field per mode. */
+/* Quantity indices: the cycles, then each user-mode ev67_stats field. */
 #define SMP_Q_CYCLES 0
-enum { SMP_USER, SMP_KERNEL, SMP_BOTH };
-#define SMP_Q(mode, field) (1 + (mode) * SMP_NFIELDS + offsetof(struct ev67_stats, field) / sizeof(uint64_t))
-#define SMP_Q_FIELD(mode, index) (1 + (mode) * SMP_NFIELDS + (index))
-#define SMP_NQ (1 + 3 * SMP_NFIELDS)
+#define SMP_Q(field) (1 + offsetof(struct ev67_stats, field) / sizeof(uint64_t))
+#define SMP_Q_FIELD(index) (1 + (index))
+#define SMP_NQ (1 + SMP_NFIELDS)
 
 struct smp_params {
   uint64_t unit;      /* measured instructions per unit (U) */
@@ -42,6 +44,8 @@ struct smp_params {
 struct smp {
   struct smp_params p;
   uint64_t next_start;     /* steps at which the next window starts */
+  uint64_t period_start;   /* where its period starts */
+  uint64_t rng;            /* the offsets' generator */
   bool measuring;          /* inside a unit */
   uint64_t unit_steps;     /* steps at the unit's start */
   double unit_base[SMP_NQ];/* the counts at the unit's start */
@@ -57,7 +61,7 @@ struct smp {
 /* Checks p: returns 0, or -1 when a field is 0 or the period does not
  * exceed warmup + unit. */
 int smp_params_check(const struct smp_params *p);
-/* Starts the schedule; the first window starts at an offset below
+/* Starts the schedule; each period's window starts at an offset below
  * period - warmup - unit drawn from seed (a seed gives other unit places,
  * which is what the confidence interval is about). */
 void smp_init(struct smp *s, const struct smp_params *p, uint64_t seed);

@@ -145,13 +145,14 @@ static int event_quantity(const struct event *e)
     ev = (unsigned)(a->config & PM_CFG_EVENT_MASK);
   else if (a->type == SIM_PMU_TYPE) {
     int f = sim_pmu_event_field(a->config);
-    int mode = a->exclude_kernel ? SMP_USER : a->exclude_user ? SMP_KERNEL : SMP_BOTH;
-    return f == -1 ? SMP_Q_CYCLES : f < 0 ? -1 : (int)SMP_Q_FIELD(mode, (unsigned)f);
+    /* The kernel's work is timed in detail: its counts are exact. */
+    if (f < -1 || (f >= 0 && a->exclude_user)) return -1;
+    return f == -1 ? SMP_Q_CYCLES : (int)SMP_Q_FIELD((unsigned)f);
   }
   switch (ev) {
   case 1: return SMP_Q_CYCLES;
-  case 3: return (int)SMP_Q(SMP_BOTH, bcache_misses);
-  case 4: return (int)SMP_Q(SMP_BOTH, replays);
+  case 3: return (int)SMP_Q(bcache_misses);
+  case 4: return (int)SMP_Q(replays);
   default: return -1;
   }
 }
