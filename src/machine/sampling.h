@@ -54,6 +54,7 @@ struct smp {
   /* accumulators */
   uint64_t units, steps_unit, steps_warm;
   double sum[SMP_NQ], sumsq[SMP_NQ];   /* of the units' rates */
+  double sumd2[SMP_NQ];    /* of the squared differences of successive units' rates */
   double est[SMP_NQ];      /* the warmed instructions' share of each quantity */
   double f_cur, f2;        /* instructions charged at the current rates; sum of squares of the closed stretches */
 };
