@@ -85,6 +85,11 @@ struct mcpu {
   uint64_t cpi, cyc_frac;        /* cycles per instruction, and the fraction carried (16.16) */
   uint64_t ev_rate[EV67_STREAMS], ev_frac[EV67_STREAMS];   /* PMU events per instruction (16.16) */
   uint64_t warm_retired;         /* ev67_warm_stats' retired count at the last fold */
+  uint64_t warm_plain;           /* instructions axp_run_warm ran without the hook (each one retire) */
+  struct cpu *oc;                /* this CPU in the OS (its warm_skipped count) */
+  uint64_t skip_seen;            /* oc->warm_skipped when last taken into warm_n */
+  bool exit_pending;             /* stop the executor at the next instruction (to change its build) */
+  bool switch_irq;               /* the "interrupt" being taken is only that stop */
 };
 
 struct machine {
@@ -131,7 +136,7 @@ static struct mcpu *cur(struct machine *m) { return &m->cpu[m->os->cur_cpu > 0 ?
 static uint64_t mcpu_cycles(const struct mcpu *c)
 {
   uint64_t t = ev67_now(c->core);
-  if (c->warm) t += (c->warm_n * c->cpi + c->cyc_frac) >> 16;
+  if (c->warm) t += ((c->warm_n + c->oc->warm_skipped - c->skip_seen) * c->cpi + c->cyc_frac) >> 16;
   return t;
 }
 
@@ -177,9 +182,19 @@ static void smp_take_rates(struct mcpu *c)
  * cycles per instruction), the PMU (its retires as warming counted them,
  * its fetches, B-cache misses and replays at the unit's rates) and the
  * estimates. The next instruction looks at the schedule again. */
+/* The instructions axp_run_warm ran past the hook, into the stretch. */
+static inline void warm_take_skipped(struct mcpu *c)
+{
+  uint64_t k = c->oc->warm_skipped - c->skip_seen;
+  c->skip_seen += k;
+  c->warm_n += k;
+  c->warm_plain += k;
+}
+
 static void warm_fold(struct mcpu *c)
 {
   c->warm_stop = 0;
+  warm_take_skipped(c);
   uint64_t n = c->warm_n;
   if (!n) return;
   c->warm_n = 0;
@@ -193,8 +208,9 @@ static void warm_fold(struct mcpu *c)
     sp.n[k] = v >> FX;
   }
   uint64_t ret = ev67_warm_stats(c->core, false)->retired;
-  sp.n[EV67_STREAM_RETIRED] = ret - c->warm_retired;
+  sp.n[EV67_STREAM_RETIRED] = ret - c->warm_retired + c->warm_plain;
   c->warm_retired = ret;
+  c->warm_plain = 0;
   ev67_pmu_functional(&c->pmu, ev67_now(c->core), &sp);
   smp_charge(c->smp, n);
   c->steps += n;
@@ -250,18 +266,28 @@ static bool before(void *ctx, const struct uarch_insn *ui);
 /* To the timing model from the next instruction on. */
 static void set_detailed(struct mcpu *c)
 {
+  warm_take_skipped(c);
   c->warm = false;
   c->m->os->cpus[c->id].timing = &c->hook;
+  c->m->os->cpus[c->id].warm_build = false;
   c->check_at = c->steps;
 }
 
-/* To functional warming from the next instruction on: the pipeline drains. */
+/* To functional warming from the next instruction on: the pipeline drains.
+ * The executor is stopped at the next instruction to change to the warming
+ * build, unless the trace unit or the shadow call stack needs every
+ * instruction. */
 static void set_warm(struct mcpu *c)
 {
   ev67_stall(c->core, 0);
   c->warm = true;
   c->warm_n = c->warm_stop = 0;
-  c->m->os->cpus[c->id].timing = &c->warm_hook;
+  struct cpu *oc = c->oc;
+  c->skip_seen = oc->warm_skipped;
+  oc->warm_line = ~0ull;
+  oc->warm_build = !c->trace.on && !oc->shadow_on;
+  c->exit_pending = oc->warm_build;
+  oc->timing = &c->warm_hook;
 }
 
 /* Detailed mode reached check_at: start or end the unit, and go warm when
@@ -295,8 +321,11 @@ static int warm_boundary(struct mcpu *c)
   c->pmu_irq = ev67_pmu_irq_cycle(&c->pmu) <= now;
   if (c->timer_irq || c->pmu_irq) return 1;
   if (smp_in_window(c->smp, c->steps) || pm_due(c)) {
+    /* The executor stops before this instruction and comes back in the
+     * timed build, which times it. */
     set_detailed(c);
-    return 2;
+    c->switch_irq = true;
+    return 1;
   }
   c->warm_stop = stretch_length(c);
   return 0;
@@ -660,6 +689,12 @@ static bool before(void *ctx, const struct uarch_insn *ui)
 static bool warm_before(void *ctx, const struct uarch_insn *ui)
 {
   struct mcpu *c = ctx;
+  if (__builtin_expect(c->exit_pending, 0)) {
+    c->exit_pending = false;
+    c->switch_irq = true;
+    return true;
+  }
+  warm_take_skipped(c);
   if (c->warm_n >= c->warm_stop) {
     int r = warm_boundary(c);
     if (r == 1) return true;
@@ -703,6 +738,11 @@ static void irq_hook(void *ctx, struct task *t)
 {
   struct machine *m = ctx;
   struct mcpu *c = cur(m);
+  if (c->switch_irq && !c->pmu_irq && !c->timer_irq && !c->trace_irq) {
+    c->switch_irq = false;   /* only a change of executor build */
+    return;
+  }
+  c->switch_irq = false;
   if (c->trace.on) trace_unit_kernel_entry(&c->trace, TRACE_ASYNC_INTERRUPT, 0);
   if (c->trace_irq) {
     c->trace_irq = false;
@@ -1038,7 +1078,7 @@ static int attach_cpu(struct machine *m, int id)
   c->m = m;
   c->id = id;
   trace_unit_init(&c->trace, &m->os->cpus[id].icount, trace_now, c, m->opt.os.seed * 8 + (uint64_t)id);
-  c->trace_hook = (struct cpu_timing){ trace_before, c };
+  c->trace_hook = (struct cpu_timing){ .before = trace_before, .ctx = c };
   m->fw.units[id] = &c->trace;
   m->fw.nunits = id + 1;
   if (!m->opt.timed) return 0;
@@ -1047,8 +1087,9 @@ static int attach_cpu(struct machine *m, int id)
   if (!c->core) return -1;
   ev67_set_xlate(c->core, xlate_cb, c);
   c->next_tick = m->tick_cycles;
-  c->hook = (struct cpu_timing){ before, c };
-  c->warm_hook = (struct cpu_timing){ warm_before, c };
+  c->hook = (struct cpu_timing){ .before = before, .ctx = c };
+  c->oc = &m->os->cpus[id];
+  c->warm_hook = (struct cpu_timing){ .before = warm_before, .ctx = c };
   m->os->cpus[id].timing = &c->hook;
   if (m->opt.sampled.unit) {
     /* Detailed until the first unit has been measured. */
