@@ -193,6 +193,7 @@ static inline void warm_take_skipped(struct mcpu *c)
 
 static void warm_fold(struct mcpu *c)
 {
+  if (!c->warm) return;
   c->warm_stop = 0;
   warm_take_skipped(c);
   uint64_t n = c->warm_n;
@@ -1077,6 +1078,7 @@ static int attach_cpu(struct machine *m, int id)
   struct mcpu *c = &m->cpu[id];
   c->m = m;
   c->id = id;
+  c->oc = &m->os->cpus[id];
   trace_unit_init(&c->trace, &m->os->cpus[id].icount, trace_now, c, m->opt.os.seed * 8 + (uint64_t)id);
   c->trace_hook = (struct cpu_timing){ .before = trace_before, .ctx = c };
   m->fw.units[id] = &c->trace;
@@ -1088,7 +1090,6 @@ static int attach_cpu(struct machine *m, int id)
   ev67_set_xlate(c->core, xlate_cb, c);
   c->next_tick = m->tick_cycles;
   c->hook = (struct cpu_timing){ .before = before, .ctx = c };
-  c->oc = &m->os->cpus[id];
   c->warm_hook = (struct cpu_timing){ .before = warm_before, .ctx = c };
   m->os->cpus[id].timing = &c->hook;
   if (m->opt.sampled.unit) {
