@@ -84,7 +84,11 @@ struct mcpu {
   uint64_t warm_n, warm_stop;    /* the stretch: instructions warmed; where it must stop and look */
   uint64_t cpi, cyc_frac;        /* cycles per instruction, and the fraction carried (16.16) */
   uint64_t ev_rate[EV67_STREAMS], ev_frac[EV67_STREAMS];   /* PMU events per instruction (16.16) */
-  uint64_t warm_retired;         /* ev67_warm_stats' retired count at the last fold */
+  struct ev67_stats warm_prev;   /* ev67_warm_stats (user) at the last fold */
+  /* What a fetch estimate is made of, summed over the units: wrong-path
+   * fetches and mispredicts, instructions killed by traps and traps. */
+  double u_wp, u_mis, u_tk, u_traps;
+  uint64_t fetch_recent;         /* fetches per instruction of the last stretch folded (16.16) */
   uint64_t warm_plain;           /* instructions axp_run_warm ran without the hook (each one retire) */
   struct cpu *oc;                /* this CPU in the OS (its warm_skipped count) */
   uint64_t skip_seen;            /* oc->warm_skipped when last taken into warm_n */
@@ -166,10 +170,16 @@ static void smp_counts(const struct mcpu *c, double *v)
 }
 
 /* A unit ended: the stretches to come run at its rates. Retires are not
- * estimated (warming counts them); their rate only bounds a stretch. */
+ * estimated (warming counts them); their rate only bounds a stretch. The
+ * fetched instructions' rate only plans a stretch: warm_fetches makes the
+ * estimate. */
 static void smp_take_rates(struct mcpu *c)
 {
-  const double *r = c->smp->rate;
+  const double *r = c->smp->rate, n = (double)c->smp->last_n;
+  c->u_wp += r[SMP_Q(wrong_path)] * n;
+  c->u_mis += (r[SMP_Q(cond_mispredicts)] + r[SMP_Q(jump_mispredicts)]) * n;
+  c->u_tk += (r[SMP_Q(killed)] - r[SMP_Q(wrong_path)]) * n;
+  c->u_traps += r[SMP_Q(traps)] * n;
   c->cpi = fx(r[SMP_Q_CYCLES]);
   if (!c->cpi) c->cpi = 1;
   c->ev_rate[EV67_STREAM_RETIRED] = 2 * FX_ONE;   /* a CMOV retires twice */
@@ -191,6 +201,26 @@ static inline void warm_take_skipped(struct mcpu *c)
   c->warm_plain += k;
 }
 
+/* The fetched instructions of a stretch of n (16.16): warming knows its
+ * retires, squashed NOPs, mispredicts and traps (DTB misses, unaligned
+ * accesses) exactly; the units say how many wrong-path fetches a
+ * mispredict brings and how many instructions a trap kills (replays are
+ * estimated at the unit's rate). A unit's fetches per instruction alone
+ * carried one phase's rate into the next: the DTB-missing pointer chase of
+ * tests/sampled/phases.c fetches several times per instruction and got
+ * half its samples. Until the units have seen both, their rate. */
+static uint64_t warm_fetches(const struct mcpu *c, const struct ev67_stats *w, uint64_t n)
+{
+  const struct ev67_stats *p = &c->warm_prev;
+  if (c->u_mis <= 0 || c->u_traps <= 0) return n * c->ev_rate[EV67_STREAM_FETCHED];
+  double mis = (double)(w->cond_mispredicts - p->cond_mispredicts + w->jump_mispredicts - p->jump_mispredicts);
+  double traps = (double)(w->dtb_misses - p->dtb_misses + w->unaligned - p->unaligned) +
+                 (double)n * c->smp->rate[SMP_Q(replays)];
+  double f = (double)(w->retired - p->retired + w->squashed_nops - p->squashed_nops + c->warm_plain) +
+             mis * c->u_wp / c->u_mis + traps * c->u_tk / c->u_traps;
+  return (uint64_t)(f * (double)FX_ONE);
+}
+
 static void warm_fold(struct mcpu *c)
 {
   if (!c->warm) return;
@@ -204,13 +234,18 @@ static void warm_fold(struct mcpu *c)
   ev67_stall(c->core, cyc >> FX);
   struct ev67_pmu_span sp;
   for (int k = 0; k < EV67_STREAMS; k++) {
+    if (k == EV67_STREAM_RETIRED || k == EV67_STREAM_FETCHED) continue;   /* below */
     uint64_t v = n * c->ev_rate[k] + c->ev_frac[k];
     c->ev_frac[k] = v & (FX_ONE - 1);
     sp.n[k] = v >> FX;
   }
-  uint64_t ret = ev67_warm_stats(c->core, false)->retired;
-  sp.n[EV67_STREAM_RETIRED] = ret - c->warm_retired + c->warm_plain;
-  c->warm_retired = ret;
+  const struct ev67_stats *w = ev67_warm_stats(c->core, false);
+  sp.n[EV67_STREAM_RETIRED] = w->retired - c->warm_prev.retired + c->warm_plain;
+  uint64_t f = warm_fetches(c, w, n) + c->ev_frac[EV67_STREAM_FETCHED];
+  c->ev_frac[EV67_STREAM_FETCHED] = f & (FX_ONE - 1);
+  sp.n[EV67_STREAM_FETCHED] = f >> FX;
+  c->fetch_recent = (f - c->ev_frac[EV67_STREAM_FETCHED]) / n;
+  c->warm_prev = *w;
   c->warm_plain = 0;
   ev67_pmu_functional(&c->pmu, ev67_now(c->core), &sp);
   smp_charge(c->smp, n);
@@ -219,10 +254,15 @@ static void warm_fold(struct mcpu *c)
 
 /* The fetches a ProfileMe sample needs of detailed warm-up: W instructions'
  * worth at the last unit's rate (at least W). */
+static uint64_t pm_rate(const struct mcpu *c)
+{
+  uint64_t r = c->ev_rate[EV67_STREAM_FETCHED] > c->fetch_recent ? c->ev_rate[EV67_STREAM_FETCHED] : c->fetch_recent;
+  return r > FX_ONE ? r : FX_ONE;
+}
+
 static uint64_t pm_margin(const struct mcpu *c)
 {
-  uint64_t r = c->ev_rate[EV67_STREAM_FETCHED] > FX_ONE ? c->ev_rate[EV67_STREAM_FETCHED] : FX_ONE;
-  return (c->smp->p.warmup * r) >> FX;
+  return (c->smp->p.warmup * pm_rate(c)) >> FX;
 }
 
 /* Whether a ProfileMe sample is due within the warm-up: the counter is
@@ -256,7 +296,14 @@ static uint64_t stretch_length(struct mcpu *c)
   for (int k = 0; k < EV67_STREAMS; k++) {
     uint64_t room = h.n[k];
     if (room == UINT64_MAX || !c->ev_rate[k]) continue;
-    if (k == EV67_STREAM_FETCHED) room = room > pm_margin(c) ? room - pm_margin(c) : 0;
+    if (k == EV67_STREAM_FETCHED) {
+      /* Half the way to the warm-up at the larger of the unit's and the
+       * last stretch's rate: the fetch estimate follows the program's
+       * phases, so the sample's warm-up starts where it should. */
+      room = room > pm_margin(c) ? room - pm_margin(c) : 0;
+      n = min_u64(n, (room << FX) / (2 * pm_rate(c)) + 1);
+      continue;
+    }
     n = min_u64(n, (room << FX) / c->ev_rate[k]);
   }
   return n ? n : 1;

@@ -69,6 +69,7 @@ bool smp_detailed(struct smp *s, uint64_t steps, const double *now)
   }
   if (steps < s->unit_steps + s->p.unit) return false;
   double n = (double)(steps - s->unit_steps);
+  s->last_n = steps - s->unit_steps;
   for (unsigned q = 0; q < SMP_NQ; q++) {
     double x = (now[q] - s->unit_base[q]) / n;
     if (s->units) s->sumd2[q] += (x - s->rate[q]) * (x - s->rate[q]);

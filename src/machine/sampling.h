@@ -48,6 +48,7 @@ struct smp {
   uint64_t rng;            /* the offsets' generator */
   bool measuring;          /* inside a unit */
   uint64_t unit_steps;     /* steps at the unit's start */
+  uint64_t last_n;         /* the last unit's length in steps */
   double unit_base[SMP_NQ];/* the counts at the unit's start */
   bool have_rate;
   double rate[SMP_NQ];     /* per instruction, in the last unit */
