@@ -598,15 +598,60 @@ static uint64_t kernel_operands(struct mcpu *c, struct uarch_insn *ui)
 }
 
 /* Runs a kernel activity (kimage.h) through the core now. */
+/* In a warm stretch, whether a kernel path of `insns` instructions must be
+ * timed: a ProfileMe sample could come due inside it. */
+static bool kernel_pm_close(struct mcpu *c, uint64_t insns)
+{
+  struct ev67_pmu_span h;
+  ev67_pmu_headroom(&c->pmu, &h);
+  return h.n[EV67_STREAM_FETCHED] != UINT64_MAX && h.n[EV67_STREAM_FETCHED] <= pm_margin(c) + 4 * insns;
+}
+
+/* The kernel-mode counts of a timed kernel path: its cycles and stats. */
+static void kernel_counts(const struct ev67_stats *a, const struct ev67_stats *b, uint64_t cycles, double *v)
+{
+  const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+  v[SMP_Q_CYCLES] = (double)cycles;
+  for (size_t i = 0; i < SMP_NFIELDS; i++) v[SMP_Q_FIELD(i)] = (double)(y[i] - x[i]);
+}
+
+/* A warmed kernel path of n instructions of kind key: its cycles and PMU
+ * events at its kind's rates (its retires exactly). */
+static void kernel_charge(struct mcpu *c, uint32_t key, uint64_t n, uint64_t retired)
+{
+  double r[SMP_NQ];
+  if (!smp_kernel_charge(c->smp, key, (double)n, r)) return;
+  uint64_t cyc = (uint64_t)((double)n * r[SMP_Q_CYCLES] + 0.5);
+  ev67_stall(c->core, cyc);
+  c->kcycles += cyc;
+  struct ev67_pmu_span sp = { { 0 } };
+  sp.n[EV67_STREAM_RETIRED] = retired;
+  sp.n[EV67_STREAM_FETCHED] = (uint64_t)((double)n * r[SMP_Q(fetched)] + 0.5);
+  sp.n[EV67_STREAM_BCACHE] = (uint64_t)((double)n * r[SMP_Q(bcache_misses)] + 0.5);
+  sp.n[EV67_STREAM_REPLAYS] = (uint64_t)((double)n * r[SMP_Q(replays)] + 0.5);
+  ev67_pmu_functional(&c->pmu, ev67_now(c->core), &sp);
+}
+
+/* Runs a kernel activity (kimage.h) through the core now. In a warm
+ * stretch of sampled mode it is stratified by kind (sampling.h): timed in
+ * detail when its kind asks or a ProfileMe sample is near, else warmed and
+ * charged at its kind's rates. */
 static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t bytes)
 {
   struct machine *m = c->m;
   struct kleg legs[8];
   size_t n = kimage_path((enum kactivity)activity, nr, bytes, legs, 8);
-  /* The kernel's work is timed in detail in sampled mode too: it comes in
-   * rare, costly events that units would estimate badly. */
   warm_fold(c);
+  uint64_t insns = 0;
+  for (size_t i = 0; i < n; i++) insns += legs[i].insns;
+  uint32_t key = (uint32_t)activity << 20 | (uint32_t)(nr & 0xFFFFF);
+  bool warm = c->warm && !kernel_pm_close(c, insns) && !smp_kernel_time(c->smp, key);
   uint64_t t0 = ev67_now(c->core);
+  struct ev67_stats k0 = { 0 }, w0 = { 0 };
+  if (c->warm) {
+    k0 = *ev67_stats(c->core, true);
+    w0 = *ev67_warm_stats(c->core, true);
+  }
   /* The data this entry works on: when it happens, what was asked. */
   c->kstate = kmix(c->kstate ^ ev67_now(c->core) ^ nr << 20 ^ bytes << 40 ^ (uint64_t)activity);
   note_entry(c, activity, nr);
@@ -628,10 +673,20 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
       pc = kernel_operands(c, &ui);
       if (pc >= end) pc = start;     /* the path loops in its function */
       ui.next_pc = pc;
-      ev67_step(c->core, &ui);
+      if (warm) ev67_warm(c->core, &ui, ev67_now(c->core));
+      else ev67_step(c->core, &ui);
     }
   }
+  if (warm) {
+    kernel_charge(c, key, insns, ev67_warm_stats(c->core, true)->retired - w0.retired);
+    return;
+  }
   c->kcycles += ev67_now(c->core) - t0;
+  if (c->warm) {
+    double v[SMP_NQ];
+    kernel_counts(&k0, ev67_stats(c->core, true), ev67_now(c->core) - t0, v);
+    smp_kernel_timed(c->smp, key, (double)insns, v);
+  }
   /* A ProfileMe sample the kernel's work opened needs the fates that close it. */
   if (c->warm && !ev67_pmu_quiet(&c->pmu)) set_detailed(c);
 }
@@ -1084,7 +1139,7 @@ static void est_stats(const struct mcpu *c, bool kernel, struct ev67_stats *s)
   if (!c->smp) return;
   uint64_t *v = (uint64_t *)s;
   for (size_t i = 0; i < SMP_NFIELDS; i++)
-    v[i] += kernel ? 0 : (uint64_t)(c->smp->est[SMP_Q_FIELD(i)] + 0.5);
+    v[i] += (uint64_t)((kernel ? c->smp->kest : c->smp->est)[SMP_Q_FIELD(i)] + 0.5);
 }
 
 static void sim_totals(void *ctx, int cpu, bool kernel, struct ev67_stats *s, uint64_t *cycles)
@@ -1226,6 +1281,7 @@ void machine_destroy(struct machine *m)
   for (int i = 0; i < m->ncpus; i++) {
     if (m->os) m->os->cpus[i].timing = NULL;
     ev67_destroy(m->cpu[i].core);
+    smp_free(m->cpu[i].smp);
     free(m->cpu[i].smp);
     trace_unit_fini(&m->cpu[i].trace);
   }

@@ -15,6 +15,7 @@
  * approximation, as SMARTS). */
 #include "machine/sampling.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define Z95 1.959963984540054
@@ -44,6 +45,7 @@ void smp_init(struct smp *s, const struct smp_params *p, uint64_t seed)
   memset(s, 0, sizeof *s);
   s->p = *p;
   s->rng = mix(seed ^ 0x5A17ED5A17EDull);
+  s->krng = mix(seed ^ 0x6B3A11E7ull);
   s->next_start = offset(s);
 }
 
@@ -99,11 +101,86 @@ void smp_charge(struct smp *s, uint64_t n)
   s->steps_warm += n;
 }
 
+/* The kind's slot (inserted when absent), or NULL when out of memory. */
+static struct smp_kind *kind_of(struct smp *s, uint32_t key)
+{
+  if (s->nkinds * 2 >= s->nkinds_cap) {
+    unsigned cap = s->nkinds_cap ? 2 * s->nkinds_cap : 64;
+    struct smp_kind *n = calloc(cap, sizeof *n);
+    if (!n) return NULL;
+    for (unsigned i = 0; i < s->nkinds_cap; i++) {
+      if (!s->kinds[i].key) continue;
+      unsigned j = (unsigned)mix(s->kinds[i].key) & (cap - 1);
+      while (n[j].key) j = (j + 1) & (cap - 1);
+      n[j] = s->kinds[i];
+    }
+    free(s->kinds);
+    s->kinds = n;
+    s->nkinds_cap = cap;
+  }
+  unsigned j = (unsigned)mix(key + 1) & (s->nkinds_cap - 1);
+  while (s->kinds[j].key && s->kinds[j].key != key + 1) j = (j + 1) & (s->nkinds_cap - 1);
+  if (!s->kinds[j].key) {
+    s->kinds[j].key = key + 1;
+    s->nkinds++;
+  }
+  return &s->kinds[j];
+}
+
+bool smp_kernel_time(struct smp *s, uint32_t key)
+{
+  struct smp_kind *k = kind_of(s, key);
+  if (!k) return true;
+  k->seen++;
+  if (k->timed < SMP_KERNEL_FIRST) return true;
+  s->krng += 0x9E3779B97F4A7C15ull;
+  return mix(s->krng) % SMP_KERNEL_EVERY == 0;
+}
+
+void smp_kernel_timed(struct smp *s, uint32_t key, double insns, const double *v)
+{
+  struct smp_kind *k = kind_of(s, key);
+  s->ktimed++;
+  if (!k || insns <= 0) return;
+  k->timed++;
+  k->insns += insns;
+  for (unsigned q = 0; q < SMP_NQ; q++) k->v[q] += v[q];
+  double x = v[SMP_Q_CYCLES] / insns;
+  k->x1 += x;
+  k->x2 += x * x;
+}
+
+bool smp_kernel_charge(struct smp *s, uint32_t key, double insns, double *rate)
+{
+  struct smp_kind *k = kind_of(s, key);
+  if (!k || !k->timed || k->insns <= 0) return false;
+  for (unsigned q = 0; q < SMP_NQ; q++) {
+    rate[q] = k->v[q] / k->insns;
+    s->kest[q] += insns * rate[q];
+  }
+  k->warm_insns += insns;
+  s->kwarmed++;
+  return true;
+}
+
+void smp_free(struct smp *s)
+{
+  if (s) free(s->kinds);
+}
+
 double smp_variance(const struct smp *s, unsigned q)
 {
-  if (s->units < 2 || q >= SMP_NQ) return 0;
-  double var = s->sumd2[q] / (2.0 * (double)(s->units - 1));
-  return var * (s->f2 + s->f_cur * s->f_cur);
+  if (q >= SMP_NQ) return 0;
+  double var = 0;
+  if (s->units >= 2) var = s->sumd2[q] / (2.0 * (double)(s->units - 1)) * (s->f2 + s->f_cur * s->f_cur);
+  if (q == SMP_Q_CYCLES)
+    for (unsigned i = 0; i < s->nkinds_cap; i++) {
+      const struct smp_kind *k = &s->kinds[i];
+      if (!k->key || k->timed < 2 || k->warm_insns <= 0) continue;
+      double n = (double)k->timed, m = k->x1 / n, v = (k->x2 - n * m * m) / (n - 1);
+      if (v > 0) var += k->warm_insns * k->warm_insns * v / n;
+    }
+  return var;
 }
 
 double smp_halfwidth(const struct smp *s, unsigned q)

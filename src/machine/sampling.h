@@ -41,6 +41,23 @@ struct smp_params {
 #define SMP_DEFAULT_WARMUP 2000
 #define SMP_DEFAULT_PERIOD 100000
 
+/* The kernel's work, stratified by kind (machine: activity and system call
+ * number): it comes in discrete, costly events that a unit measures badly
+ * (a unit that holds a tick would charge it to a whole stretch). Each
+ * kind's first SMP_KERNEL_FIRST events and then one in SMP_KERNEL_EVERY,
+ * drawn from the seed, are timed in detail; the others are warmed and
+ * charged at their kind's measured cycles and counts per instruction. */
+#define SMP_KERNEL_FIRST 4
+#define SMP_KERNEL_EVERY 32
+struct smp_kind {
+  uint32_t key;            /* 0: free slot; else the kind + 1 */
+  uint64_t seen, timed;    /* events, and how many were timed */
+  double insns;            /* instructions of the timed events */
+  double v[SMP_NQ];        /* their cycles and counts (kernel mode) */
+  double x2, x1;           /* sums of their cycles per instruction, squared and not */
+  double warm_insns;       /* instructions of the warmed events */
+};
+
 struct smp {
   struct smp_params p;
   uint64_t next_start;     /* steps at which the next window starts */
@@ -58,6 +75,12 @@ struct smp {
   double sumd2[SMP_NQ];    /* of the squared differences of successive units' rates */
   double est[SMP_NQ];      /* the warmed instructions' share of each quantity */
   double f_cur, f2;        /* instructions charged at the current rates; sum of squares of the closed stretches */
+  /* the kernel's work */
+  struct smp_kind *kinds;  /* open addressing, nkinds_cap slots */
+  unsigned nkinds, nkinds_cap;
+  uint64_t krng;
+  double kest[SMP_NQ];     /* the warmed events' share of each kernel-mode quantity */
+  uint64_t ktimed, kwarmed;/* events */
 };
 
 /* Checks p: returns 0, or -1 when a field is 0 or the period does not
@@ -79,11 +102,24 @@ bool smp_detailed(struct smp *s, uint64_t steps, const double *now);
 /* Charges n warmed instructions at the current rates. */
 void smp_charge(struct smp *s, uint64_t n);
 
+/* Whether the next event of kernel kind `key` is to be timed in detail. */
+bool smp_kernel_time(struct smp *s, uint32_t key);
+/* A timed event of kind key: its instructions and its cycles and counts v
+ * (SMP_NQ values, kernel mode). */
+void smp_kernel_timed(struct smp *s, uint32_t key, double insns, const double *v);
+/* A warmed event of kind key and its instructions: sets rate[] to its
+ * kind's cycles and counts per instruction (SMP_NQ) and charges them.
+ * False when the kind has no timed event yet (then time it). */
+bool smp_kernel_charge(struct smp *s, uint32_t key, double insns, double *rate);
+void smp_free(struct smp *s);
+
 /* The 95% half-width of the estimate of quantity q's warmed share
  * (absolute), from the spread of the units' rates; 0 with fewer than two
  * units or nothing warmed. */
 double smp_halfwidth(const struct smp *s, unsigned q);
-/* The same as a variance, for sums over CPUs. */
+/* The same as a variance, for sums over CPUs. For the cycles it includes
+ * the warmed kernel events' (each kind's spread of cycles per instruction
+ * over its timed events). */
 double smp_variance(const struct smp *s, unsigned q);
 
 #endif

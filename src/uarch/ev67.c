@@ -126,13 +126,11 @@ struct ev67 {
   uint64_t warm_line;           /* the fetch line last warmed, | 1 when valid */
   unsigned warm_asn;
   /* The stWait table is trained by replays, which only the timing model
-   * sees. Warming keeps a memory of the loads that ever replayed (indexed
-   * as the table) and the last stores in program order, and sets a
-   * replaying load's bit again when it meets a store to its bytes after a
-   * clearing, as the replay would have. */
-  uint64_t *stw_seen;
-  struct { uint64_t addr; uint8_t size; } warm_stores[32];
-  unsigned warm_store_i;
+   * sees. Per table entry, the timing model counts the loads it ran with
+   * the bit clear and how many of them replayed; warming sets a clear bit
+   * with that probability (a seeded draw), as the replay would have. */
+  uint32_t *stw_clear, *stw_replays;
+  uint64_t stw_rng;
 };
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -181,8 +179,10 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
   m->st = &m->stm[0];
   m->bp = bpred_create(cfg);
   m->ms = memsys_create(cfg);
-  m->stw_seen = calloc(cfg->stwait_entries / 64 + 1, sizeof *m->stw_seen);
-  if (!m->bp || !m->ms || !m->stw_seen) { ev67_destroy(m); return NULL; }
+  m->stw_clear = calloc(cfg->stwait_entries, sizeof *m->stw_clear);
+  m->stw_replays = calloc(cfg->stwait_entries, sizeof *m->stw_replays);
+  m->stw_rng = 0x2545F4914F6CDD1Dull;
+  if (!m->bp || !m->ms || !m->stw_clear || !m->stw_replays) { ev67_destroy(m); return NULL; }
   m->ngroups = cfg->inflight / cfg->inum_group;
   if (m->ngroups > MAXQ) m->ngroups = MAXQ;
   /* Rename registers: the physical file less the 32 architectural registers
@@ -217,7 +217,8 @@ void ev67_destroy(struct ev67 *m)
   if (!m) return;
   bpred_destroy(m->bp);
   memsys_destroy(m->ms);
-  free(m->stw_seen);
+  free(m->stw_clear);
+  free(m->stw_replays);
   free(m);
 }
 
@@ -743,16 +744,6 @@ static const struct store_rec *order_conflict(struct ev67 *m, uint64_t addr, uns
 
 /* The warm memory of loads that replayed (the stWait index). */
 static uint32_t stw_index(const struct ev67 *m, uint64_t pc) { return (uint32_t)(pc >> 2) & (m->cfg.stwait_entries - 1); }
-static void stw_remember(struct ev67 *m, uint64_t pc)
-{
-  uint32_t i = stw_index(m, pc);
-  m->stw_seen[i / 64] |= 1ull << (i % 64);
-}
-static bool stw_replayed(const struct ev67 *m, uint64_t pc)
-{
-  uint32_t i = stw_index(m, pc);
-  return (m->stw_seen[i / 64] >> (i % 64)) & 1;
-}
 
 /* How an instance ended. */
 enum inst_end { INST_OK, INST_REFETCH, INST_TRAPPED };
@@ -785,6 +776,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
      * never goes back, and the replay that may set the bit follows here. */
     bpred_stwait_tick(m->bp, f->map);
     if (bpred_stwait_get(m->bp, in->pc)) t = max64(t, m->store_issue_max + 1);
+    else m->stw_clear[stw_index(m, in->pc)]++;   /* (for warming) */
   }
   unsigned pipe;
   f->issue = issue_at(m, u, t, f->seq, &pipe);
@@ -824,7 +816,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
             f->trap = EV67_TRAP_REPLAY;
             m->st->replays++;
             bpred_stwait_set(m->bp, in->pc);
-            stw_remember(m, in->pc);
+            m->stw_replays[stw_index(m, in->pc)]++;
             kill = s->issue + 2;
             redirect = max64(f->fetch + 1 + m->cfg.pen_mbox_order, kill);
             trap = true;
@@ -1028,18 +1020,13 @@ bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
     }
     if (kind & WK_LOAD) {
       bpred_stwait_tick(m->bp, cycle);
-      if (stw_replayed(m, in->pc) && !bpred_stwait_get(m->bp, in->pc))
-        for (unsigned i = 0; i < 32; i++) {
-          uint64_t a = m->warm_stores[i].addr;
-          if (m->warm_stores[i].size && in->ea < a + m->warm_stores[i].size && a < in->ea + size) {
-            bpred_stwait_set(m->bp, in->pc);
-            break;
-          }
-        }
-    } else {
-      m->warm_stores[m->warm_store_i].addr = in->ea;
-      m->warm_stores[m->warm_store_i].size = (uint8_t)size;
-      m->warm_store_i = (m->warm_store_i + 1) % 32;
+      uint32_t i = stw_index(m, in->pc);
+      if (m->stw_replays[i] && !bpred_stwait_get(m->bp, in->pc)) {
+        m->stw_rng ^= m->stw_rng << 13;
+        m->stw_rng ^= m->stw_rng >> 7;
+        m->stw_rng ^= m->stw_rng << 17;
+        if ((double)(m->stw_rng >> 11) * 0x1p-53 * m->stw_clear[i] < m->stw_replays[i]) bpred_stwait_set(m->bp, in->pc);
+      }
     }
     bool store = kind & WK_STORE;
     memsys_data_pa(m->ms, in->asn, in->ea, in->pa_valid ? in->pa : in->ea, size, store, cycle, &acc);
