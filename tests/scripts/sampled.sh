@@ -157,6 +157,21 @@ else
   echo "FAIL sampled/trace-exec: execution counts differ ($(diff exec-exact.csv exec-smp.csv | head -3 | tr '\n' ' '))"
 fi
 
+# ---- sweeps: plan, run the job list (as GNU parallel would), merge ----
+printf 'phases\t%s 1\n' "$out/phases" >sweep-wl.txt
+printf '# name, options\nexact\nsampled\t%s\n' "$S" >sweep-cf.txt
+rm -rf sweep
+if "$root/scripts/sweep.sh" plan --workloads sweep-wl.txt --configs sweep-cf.txt --seeds 1 --out sweep >/dev/null &&
+   PROFILEME=$PROFILEME xargs -P 2 -I{} sh -c {} <sweep/jobs.txt &&
+   PROFILEME=$PROFILEME "$root/scripts/sweep.sh" merge sweep >sweep.txt &&
+   [ "$(grep -c ' ok$' sweep.txt)" = 2 ] && [ -s sweep/jobs/1/perf.data ] &&
+   grep -q '^#SBATCH --array=0-1$' sweep/sweep.slurm && bash -n sweep/sweep.slurm &&
+   grep -q 'phases *sampled *1 runs' sweep.txt; then
+  echo "PASS sampled/sweep: 2 jobs planned (job list and Slurm array), run, merged into one table"
+else
+  echo "FAIL sampled/sweep: $(head -5 sweep.txt 2>/dev/null | tr '\n' ' ')"
+fi
+
 # ---- options ----
 for bad in 0 1000,0 1000,2000,2500 x 1000,2000,20000,5 1000, ; do
   if pm stat --sampled=$bad ./phases 1 >/dev/null 2>err.txt; then
