@@ -813,7 +813,8 @@ static bool warm_before(void *ctx, const struct uarch_insn *ui)
     note_faults(c, ui);
     if (!c->warm) return before(ctx, ui);
   }
-  bool unaligned = ev67_warm(c->core, ui, mcpu_cycles(c));
+  /* mcpu_cycles, the skipped instructions just taken */
+  bool unaligned = ev67_warm(c->core, ui, ev67_now(c->core) + ((c->warm_n * c->cpi + c->cyc_frac) >> FX));
   c->warm_n++;
   c->last_pc = ui->pc;
   if (unaligned) kernel_work(c, KACT_UNALIGNED, 0, 0);

@@ -131,6 +131,8 @@ struct ev67 {
    * with that probability (a seeded draw), as the replay would have. */
   uint32_t *stw_clear, *stw_replays;
   uint64_t stw_rng;
+  uint64_t warm_dline;          /* the data line warming last accessed, | 1 when valid, | 2 when stored */
+  unsigned warm_dasn;
 };
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -914,6 +916,7 @@ static unsigned slotted_pipes(struct ev67 *m, const struct uarch_insn *in)
 const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
 {
   struct uop u;
+  m->warm_dline = 0;   /* the timing model's accesses: warming's last line is not known resident */
   m->st = &m->stm[in->kernel];
   classify_cached(m, in->pc, in->d, &u);
   /* Slotting (HRM 2.2 stage 1) statically assigns instructions that may use
@@ -990,6 +993,7 @@ bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
     memsys_fetch(m->ms, in->asn, in->pc & ~15ull, cycle, &acc);
     if (acc.tlb_miss) st->itb_misses++;
     if (acc.l1_miss) {
+      m->warm_dline = 0;   /* the fill may take the Bcache block of the last data line */
       st->icache_misses++;
       struct mem_access pf;   /* the Istream prefetch of fetch_block */
       for (unsigned k = 1; k <= 3; k++)
@@ -1029,8 +1033,17 @@ bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
       }
     }
     bool store = kind & WK_STORE;
-    memsys_data_pa(m->ms, in->asn, in->ea, in->pa_valid ? in->pa : in->ea, size, store, cycle, &acc);
     if (store) st->stores++; else st->loads++;
+    /* Another access to the line the last one reached (and to its page) is
+     * a hit that changes nothing (replacement is round robin, not by
+     * recency), unless it is the first store to a line loaded. */
+    uint64_t dline = (in->ea & ~(uint64_t)(m->cfg.line_bytes - 1)) | 1;
+    bool crosses = ((in->ea + size - 1) ^ in->ea) & ~(uint64_t)(m->cfg.line_bytes - 1);
+    if (!crosses && (m->warm_dline & ~2ull) == dline && in->asn == m->warm_dasn && (!store || (m->warm_dline & 2)))
+      return false;
+    m->warm_dline = dline | (store ? 2 : 0);
+    m->warm_dasn = in->asn;
+    memsys_data_pa(m->ms, in->asn, in->ea, in->pa_valid ? in->pa : in->ea, size, store, cycle, &acc);
     if (acc.tlb_miss) st->dtb_misses++;
     if (!store && acc.l1_miss) st->dcache_misses++;
     if (!store && acc.bc_miss) st->bcache_misses++;
