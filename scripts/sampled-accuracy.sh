@@ -85,9 +85,11 @@ for q in sim/cycles/ sim/bcache-misses/ sim/replays/ instructions; do
     errs+="$(awk -v x="$x" -v v="$v" 'BEGIN { printf "%.3f ", (v - x) / x * 100 }')"
   done
   read -r mean maxe < <(awk '{ for (i = 1; i <= NF; i++) { t += $i; a = $i < 0 ? -$i : $i; if (a > m) m = a } } END { printf "%.3f %.3f\n", t / NF, m }' <<<"$errs")
-  printf '%-20s %16s %16s %8s %8s  %d of %d (mean error %s%%, worst %s%%)\n' "$q" "$x" "$(val smp1.stat $q)" \
+  covtxt="$cov of $seeds"
+  [ -z "$(ci smp1.stat $q)" ] && covtxt="not estimated (no interval)"
+  printf '%-20s %16s %16s %8s %8s  %s (mean error %s%%, worst %s%%)\n' "$q" "$x" "$(val smp1.stat $q)" \
     "$(awk -v x="$x" -v v="$(val smp1.stat $q)" 'BEGIN { printf "%.3f", (v - x) / x * 100 }')" "$(ci smp1.stat $q)" \
-    "$cov" "$seeds" "$mean" "$maxe"
+    "$covtxt" "$mean" "$maxe"
 done
 
 # ---- records ----
