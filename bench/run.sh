@@ -186,3 +186,27 @@ if command -v perf >/dev/null && cc -O1 -g -fno-omit-frame-pointer -fno-inline -
 else
   echo "report -g bench: perf cannot record here; skipped"
 fi
+
+# Sampled simulation (docs/sampled.md): record and stat with --sampled
+# against the exact mode and the functional run of the same program, in the
+# same run (goals: sampled record at least 10x faster than exact record,
+# at most 3x the functional run). The demo workload (workloads/demo.c,
+# 557 M instructions) and the libc kernel; the exact runs once each
+# (BENCH_SAMPLED_REPS, default 1: they take minutes).
+"$CC_ALPHA" -O2 -g -Wall -o "$out/demo" workloads/demo.c
+printf '\n%-8s %10s %10s %10s %10s %10s %9s %9s %9s\n' sampled "run s" "rec s" "rec -s s" "stat s" "stat -s s" "rec x" "rec/run" "stat x"
+bench_sampled() {
+  local name=$1; shift
+  local prog=$out/$name f r rs st ss
+  f=$(best_time "$PROFILEME" run "$prog" "$@")
+  r=$(REPS=${BENCH_SAMPLED_REPS:-1} best_time "$PROFILEME" record -q -o "$rec/x.data" -- "$prog" "$@")
+  rs=$(best_time "$PROFILEME" record -q --sampled -o "$rec/s.data" -- "$prog" "$@")
+  st=$(REPS=${BENCH_SAMPLED_REPS:-1} best_time "$PROFILEME" stat -e cycles,instructions -- "$prog" "$@")
+  ss=$(best_time "$PROFILEME" stat --sampled -e cycles,instructions -- "$prog" "$@")
+  awk -v n="$name" -v f="$f" -v r="$r" -v rs="$rs" -v st="$st" -v ss="$ss" 'BEGIN {
+    printf "%-8s %10.2f %10.2f %10.2f %10.2f %10.2f %8.1fx %8.1fx %8.1fx\n", n, f, r, rs, st, ss, r / rs, rs / f, st / ss }'
+}
+bench_sampled demo
+bench_sampled libc 1
+echo "rec x = exact record / record --sampled (goal >= 10); rec/run = record --sampled / run (goal <= 3); stat x likewise."
+echo "workers: --workers (parallel detailed windows, pFSA) is not implemented: see docs/sampled.md, \"Parallel\"."

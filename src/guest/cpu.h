@@ -93,6 +93,11 @@ struct cpu {
   const struct cpu_timing *timing;   /* NULL: functional only */
   bool shadow_on;              /* keep the running task's shadow call stack (guest/shadow.h) */
   unsigned asn;                /* address-space number of the running task */
+  /* Functional warming: run axp_run_warm instead of axp_run_timed; the
+   * instructions it ran without the hook since the hook last took them (the
+   * hook resets this), and the fetch line (pc >> 6) it last saw. */
+  bool warm_build;
+  uint64_t warm_skipped, warm_line;
   /* Fetch cache: the last code page entered. */
   struct guest_mm *fc_mm;
   uint64_t fc_gen, fc_page;
@@ -109,6 +114,12 @@ int axp_run(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64_t bu
 /* The same with the timing hook called before every instruction (cpu->timing
  * must be set). */
 int axp_run_timed(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64_t budget);
+
+/* The same for functional warming (cpu->warm_build): the hook runs only
+ * for loads and stores, control transfers, CMOV, BIS and CPYS, and the
+ * first instruction of each 64-byte line; the others count in
+ * cpu->warm_skipped. */
+int axp_run_warm(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64_t budget);
 
 /* Returns the decoded instruction at pc for a speculative (wrong-path) fetch,
  * decoding it if needed, or NULL when pc is not executable. The pointer stays

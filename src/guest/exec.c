@@ -385,3 +385,61 @@ static bool timing_before(struct cpu *cpu, const struct axp_ctx *c, struct guest
 #define AXP_RUN_NAME axp_run_timed
 #define AXP_TIMED 1
 #include "guest/exec_loop.h"
+#undef AXP_RUN_NAME
+#undef AXP_TIMED
+
+/* ---- the warming build (sampled simulation, docs/sampled.md) ----
+ * Functional warming has work only at memory accesses, control transfers
+ * and the first instruction of each 64-byte fetch line; CMOV and the NOP
+ * forms of BIS and CPYS go to the hook too, which counts their retires as
+ * the timing model does. The other instructions, plain operates, skip the
+ * hook and are counted in cpu->warm_skipped, which the hook adds to what
+ * it saw. */
+#define WARM_PLAIN_NONE 0
+#define WARM_PLAIN_PAL 0
+#define WARM_PLAIN_LDA 1
+#define WARM_PLAIN_ILD 0
+#define WARM_PLAIN_IST 0
+#define WARM_PLAIN_FLD 0
+#define WARM_PLAIN_FST 0
+#define WARM_PLAIN_IBR 0
+#define WARM_PLAIN_FBR 0
+#define WARM_PLAIN_JSR 0
+#define WARM_PLAIN_MISC 1
+#define WARM_PLAIN_RPCC 1
+#define WARM_PLAIN_IADD 1
+#define WARM_PLAIN_ILOG 1
+#define WARM_PLAIN_ISHF 1
+#define WARM_PLAIN_CMOV 0
+#define WARM_PLAIN_IMUL 1
+#define WARM_PLAIN_IMISC 1
+#define WARM_PLAIN_FADD 1
+#define WARM_PLAIN_FMUL 1
+#define WARM_PLAIN_FDIV 1
+#define WARM_PLAIN_FSQRT 1
+#define WARM_PLAIN_FCMOV 1
+#define WARM_PLAIN_MXFPCR 1
+#define WARM_PLAIN_ITOF 1
+#define WARM_PLAIN_FTOI 1
+static const bool warm_plain[XID_COUNT] = {
+#define X(id, mn, op, fn, fm, fmt, sub, cls) [AXP_##id] = WARM_PLAIN_##cls && AXP_##id != AXP_BIS && AXP_##id != AXP_CPYS,
+#include "isa/alpha.def"
+#undef X
+};
+
+static inline bool warm_filter(struct cpu *cpu, const struct axp_ctx *c, struct guest_mm *mm,
+                               const struct axp_insn *in, uint64_t pc)
+{
+  if (warm_plain[in->id] && (pc >> 6) == cpu->warm_line) {
+    cpu->warm_skipped++;
+    return false;
+  }
+  cpu->warm_line = pc >> 6;
+  return timing_before(cpu, c, mm, in, pc);
+}
+
+#define timing_before warm_filter
+#define AXP_RUN_NAME axp_run_warm
+#define AXP_TIMED 1
+#include "guest/exec_loop.h"
+#undef timing_before

@@ -1004,7 +1004,7 @@ static void run_round(struct os *m, int i)
     while (left && t->state == TASK_RUNNABLE && !cpu->need_resched) {
       uint64_t before = cpu->icount;
       cpu->asn = (unsigned)t->proc->pid;
-      int stop = cpu->timing ? axp_run_timed(cpu, &t->ctx, t->mm, left)
+      int stop = cpu->timing ? (cpu->warm_build ? axp_run_warm : axp_run_timed)(cpu, &t->ctx, t->mm, left)
                              : axp_run(cpu, &t->ctx, t->mm, left);
       uint64_t ran = cpu->icount - before;
       left = ran < left ? left - ran : 0;

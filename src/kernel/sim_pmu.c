@@ -41,6 +41,12 @@ const struct sim_event *sim_pmu_events(size_t *n)
   return evs;
 }
 
+int sim_pmu_event_field(uint64_t config)
+{
+  if (config >= NROWS) return -2;
+  return rows[config].off == SIM_CYCLES ? -1 : (int)(rows[config].off / sizeof(uint64_t));
+}
+
 struct sim_pmu {
   struct pmu pmu;
   struct sim_pmu_env env;

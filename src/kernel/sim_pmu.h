@@ -23,6 +23,10 @@ struct sim_event {
 /* The events, indexed by attr.config, and their number. */
 const struct sim_event *sim_pmu_events(size_t *n);
 
+/* The struct ev67_stats field (in uint64_t units) event config counts, -1
+ * for the cycles, -2 for no event. */
+int sim_pmu_event_field(uint64_t config);
+
 /* What the PMU reads: a CPU's ground truth in one mode, and its cycles. */
 struct sim_pmu_env {
   void (*totals)(void *ctx, int cpu, bool kernel, struct ev67_stats *s, uint64_t *cycles);

@@ -30,6 +30,7 @@
 #include "isa/isa.h"
 #include "util/err.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,29 @@ struct mcpu {
   struct cpu_timing trace_hook;
   bool trace_irq;                /* the interrupt being taken is the unit's */
   uint32_t trace_pid, trace_tid; /* the task on this CPU, kept by switch_hook for the unit */
+  /* Sampled mode (docs/sampled.md; NULL smp: exact). In a warm stretch the
+   * CPU runs warm_hook: instructions go through ev67_warm and count in
+   * warm_n, and the clock runs at cpi (16.16 fixed point) per instruction;
+   * warm_fold moves them into the core's clock, the PMU and the estimates. */
+  struct smp *smp;
+  struct cpu_timing warm_hook;
+  bool warm;
+  uint64_t steps;                /* user instructions through the core, warm_n not included */
+  uint64_t kcycles;              /* cycles of the kernel's work (sampled mode: always timed) */
+  uint64_t check_at;             /* detailed: steps at which the schedule is looked at next */
+  uint64_t warm_n, warm_stop;    /* the stretch: instructions warmed; where it must stop and look */
+  uint64_t cpi, cyc_frac;        /* cycles per instruction, and the fraction carried (16.16) */
+  uint64_t ev_rate[EV67_STREAMS], ev_frac[EV67_STREAMS];   /* PMU events per instruction (16.16) */
+  struct ev67_stats warm_prev;   /* ev67_warm_stats (user) at the last fold */
+  /* What a fetch estimate is made of, summed over the units: wrong-path
+   * fetches and mispredicts, instructions killed by traps and traps. */
+  double u_wp, u_mis, u_tk, u_traps;
+  uint64_t fetch_recent;         /* fetches per instruction of the last stretch folded (16.16) */
+  uint64_t warm_plain;           /* instructions axp_run_warm ran without the hook (each one retire) */
+  struct cpu *oc;                /* this CPU in the OS (its warm_skipped count) */
+  uint64_t skip_seen;            /* oc->warm_skipped when last taken into warm_n */
+  bool exit_pending;             /* stop the executor at the next instruction (to change its build) */
+  bool switch_irq;               /* the "interrupt" being taken is only that stop */
 };
 
 struct machine {
@@ -112,11 +136,248 @@ static struct mcpu *cur(struct machine *m) { return &m->cpu[m->os->cur_cpu > 0 ?
 
 /* ---- time ---- */
 
+/* A timed CPU's clock in cycles: its core's, and in a warm stretch the
+ * estimate of the instructions warmed since the last fold. */
+static uint64_t mcpu_cycles(const struct mcpu *c)
+{
+  uint64_t t = ev67_now(c->core);
+  if (c->warm) t += ((c->warm_n + c->oc->warm_skipped - c->skip_seen) * c->cpi + c->cyc_frac) >> 16;
+  return t;
+}
+
 /* A timed CPU's busy time: its core's clock. */
 static uint64_t cycle_ns(void *ctx, int cpu)
 {
   struct machine *m = ctx;
-  return ev67_now(m->cpu[cpu].core) * 1000 / MACHINE_CLOCK_MHZ;
+  return mcpu_cycles(&m->cpu[cpu]) * 1000 / MACHINE_CLOCK_MHZ;
+}
+
+/* ---- sampled mode (docs/sampled.md) ---- */
+
+#define FX 16                         /* the rates' fixed point */
+#define FX_ONE (1ull << FX)
+#define STRETCH_MAX (1ull << 24)      /* instructions between looks at the schedule, at most */
+
+static uint64_t fx(double x) { return x <= 0 ? 0 : (uint64_t)(x * (double)FX_ONE + 0.5); }
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* The counts a unit is measured by: the user instructions' cycles (the
+ * kernel's work left out) and every user-mode ground-truth field. */
+static void smp_counts(const struct mcpu *c, double *v)
+{
+  v[SMP_Q_CYCLES] = (double)(ev67_now(c->core) - c->kcycles);
+  const uint64_t *u = (const uint64_t *)ev67_stats(c->core, false);
+  for (size_t i = 0; i < SMP_NFIELDS; i++) v[SMP_Q_FIELD(i)] = (double)u[i];
+}
+
+/* A unit ended: the stretches to come run at its rates. Retires are not
+ * estimated (warming counts them); their rate only bounds a stretch. The
+ * fetched instructions' rate only plans a stretch: warm_fetches makes the
+ * estimate. */
+static void smp_take_rates(struct mcpu *c)
+{
+  const double *r = c->smp->rate, n = (double)c->smp->last_n;
+  c->u_wp += r[SMP_Q(wrong_path)] * n;
+  c->u_mis += (r[SMP_Q(cond_mispredicts)] + r[SMP_Q(jump_mispredicts)]) * n;
+  c->u_tk += (r[SMP_Q(killed)] - r[SMP_Q(wrong_path)]) * n;
+  c->u_traps += r[SMP_Q(traps)] * n;
+  c->cpi = fx(r[SMP_Q_CYCLES]);
+  if (!c->cpi) c->cpi = 1;
+  c->ev_rate[EV67_STREAM_RETIRED] = 2 * FX_ONE;   /* a CMOV retires twice */
+  c->ev_rate[EV67_STREAM_FETCHED] = fx(r[SMP_Q(fetched)]);
+  c->ev_rate[EV67_STREAM_BCACHE] = fx(r[SMP_Q(bcache_misses)]);
+  c->ev_rate[EV67_STREAM_REPLAYS] = fx(r[SMP_Q(replays)]);
+}
+
+/* Moves the stretch warmed so far into the core's clock (at the unit's
+ * cycles per instruction), the PMU (its retires as warming counted them,
+ * its fetches, B-cache misses and replays at the unit's rates) and the
+ * estimates. The next instruction looks at the schedule again. */
+/* The instructions axp_run_warm ran past the hook, into the stretch. */
+static inline void warm_take_skipped(struct mcpu *c)
+{
+  uint64_t k = c->oc->warm_skipped - c->skip_seen;
+  c->skip_seen += k;
+  c->warm_n += k;
+  c->warm_plain += k;
+}
+
+/* The fetched instructions of a stretch of n (16.16): warming knows its
+ * retires, squashed NOPs, mispredicts and traps (DTB misses, unaligned
+ * accesses) exactly; the units say how many wrong-path fetches a
+ * mispredict brings and how many instructions a trap kills (replays are
+ * estimated at the unit's rate). A unit's fetches per instruction alone
+ * carried one phase's rate into the next: the DTB-missing pointer chase of
+ * tests/sampled/phases.c fetches several times per instruction and got
+ * half its samples. Until the units have seen both, their rate. */
+static uint64_t warm_fetches(const struct mcpu *c, const struct ev67_stats *w, uint64_t n)
+{
+  const struct ev67_stats *p = &c->warm_prev;
+  if (c->u_mis <= 0 || c->u_traps <= 0) return n * c->ev_rate[EV67_STREAM_FETCHED];
+  double mis = (double)(w->cond_mispredicts - p->cond_mispredicts + w->jump_mispredicts - p->jump_mispredicts);
+  double traps = (double)(w->dtb_misses - p->dtb_misses + w->unaligned - p->unaligned) +
+                 (double)n * c->smp->rate[SMP_Q(replays)];
+  double f = (double)(w->retired - p->retired + w->squashed_nops - p->squashed_nops + c->warm_plain) +
+             mis * c->u_wp / c->u_mis + traps * c->u_tk / c->u_traps;
+  return (uint64_t)(f * (double)FX_ONE);
+}
+
+static void warm_fold(struct mcpu *c)
+{
+  if (!c->warm) return;
+  c->warm_stop = 0;
+  warm_take_skipped(c);
+  uint64_t n = c->warm_n;
+  if (!n) return;
+  c->warm_n = 0;
+  uint64_t cyc = n * c->cpi + c->cyc_frac;
+  c->cyc_frac = cyc & (FX_ONE - 1);
+  ev67_stall(c->core, cyc >> FX);
+  struct ev67_pmu_span sp;
+  for (int k = 0; k < EV67_STREAMS; k++) {
+    if (k == EV67_STREAM_RETIRED || k == EV67_STREAM_FETCHED) continue;   /* below */
+    uint64_t v = n * c->ev_rate[k] + c->ev_frac[k];
+    c->ev_frac[k] = v & (FX_ONE - 1);
+    sp.n[k] = v >> FX;
+  }
+  const struct ev67_stats *w = ev67_warm_stats(c->core, false);
+  sp.n[EV67_STREAM_RETIRED] = w->retired - c->warm_prev.retired + c->warm_plain;
+  uint64_t f = warm_fetches(c, w, n) + c->ev_frac[EV67_STREAM_FETCHED];
+  c->ev_frac[EV67_STREAM_FETCHED] = f & (FX_ONE - 1);
+  sp.n[EV67_STREAM_FETCHED] = f >> FX;
+  c->fetch_recent = (f - c->ev_frac[EV67_STREAM_FETCHED]) / n;
+  c->warm_prev = *w;
+  c->warm_plain = 0;
+  ev67_pmu_functional(&c->pmu, ev67_now(c->core), &sp);
+  smp_charge(c->smp, n);
+  c->steps += n;
+}
+
+/* The fetches a ProfileMe sample needs of detailed warm-up: W instructions'
+ * worth at the last unit's rate (at least W). */
+static uint64_t pm_rate(const struct mcpu *c)
+{
+  uint64_t r = c->ev_rate[EV67_STREAM_FETCHED] > c->fetch_recent ? c->ev_rate[EV67_STREAM_FETCHED] : c->fetch_recent;
+  return r > FX_ONE ? r : FX_ONE;
+}
+
+static uint64_t pm_margin(const struct mcpu *c)
+{
+  return (c->smp->p.warmup * pm_rate(c)) >> FX;
+}
+
+/* Whether a ProfileMe sample is due within the warm-up: the counter is
+ * waiting and at most pm_margin fetches from its wrap. */
+static bool pm_due(struct mcpu *c)
+{
+  struct ev67_pmu_span h;
+  ev67_pmu_headroom(&c->pmu, &h);
+  return h.n[EV67_STREAM_FETCHED] != UINT64_MAX && h.n[EV67_STREAM_FETCHED] <= pm_margin(c) + 1;
+}
+
+/* Instructions of the stretch in `cycles` cycles (rounded up). */
+static uint64_t insns_in(const struct mcpu *c, uint64_t cycles)
+{
+  if (cycles >= STRETCH_MAX * 1024) return STRETCH_MAX;
+  return ((cycles << FX) + c->cpi - 1) / c->cpi;
+}
+
+/* How long the next stretch may run before something needs the CPU: the
+ * next window, the timer, a projected PMU interrupt, a counter's wrap at
+ * the estimated rates, a ProfileMe sample's warm-up. At least one. */
+static uint64_t stretch_length(struct mcpu *c)
+{
+  uint64_t now = ev67_now(c->core), n = STRETCH_MAX;
+  n = min_u64(n, c->smp->next_start - c->steps);
+  n = min_u64(n, insns_in(c, c->next_tick - now));
+  uint64_t irq = ev67_pmu_irq_cycle(&c->pmu);
+  if (irq != UINT64_MAX) n = min_u64(n, insns_in(c, irq - now));
+  struct ev67_pmu_span h;
+  ev67_pmu_headroom(&c->pmu, &h);
+  for (int k = 0; k < EV67_STREAMS; k++) {
+    uint64_t room = h.n[k];
+    if (room == UINT64_MAX || !c->ev_rate[k]) continue;
+    if (k == EV67_STREAM_FETCHED) {
+      /* Half the way to the warm-up at the larger of the unit's and the
+       * last stretch's rate: the fetch estimate follows the program's
+       * phases, so the sample's warm-up starts where it should. */
+      room = room > pm_margin(c) ? room - pm_margin(c) : 0;
+      n = min_u64(n, (room << FX) / (2 * pm_rate(c)) + 1);
+      continue;
+    }
+    n = min_u64(n, (room << FX) / c->ev_rate[k]);
+  }
+  return n ? n : 1;
+}
+
+static bool before(void *ctx, const struct uarch_insn *ui);
+
+/* To the timing model from the next instruction on. */
+static void set_detailed(struct mcpu *c)
+{
+  warm_take_skipped(c);
+  c->warm = false;
+  c->m->os->cpus[c->id].timing = &c->hook;
+  c->m->os->cpus[c->id].warm_build = false;
+  c->check_at = c->steps;
+}
+
+/* To functional warming from the next instruction on: the pipeline drains.
+ * The executor is stopped at the next instruction to change to the warming
+ * build, unless the trace unit or the shadow call stack needs every
+ * instruction. */
+static void set_warm(struct mcpu *c)
+{
+  ev67_stall(c->core, 0);
+  c->warm = true;
+  c->warm_n = c->warm_stop = 0;
+  struct cpu *oc = c->oc;
+  c->skip_seen = oc->warm_skipped;
+  oc->warm_line = ~0ull;
+  oc->warm_build = !c->trace.on && !oc->shadow_on;
+  c->exit_pending = oc->warm_build;
+  oc->timing = &c->warm_hook;
+}
+
+/* Detailed mode reached check_at: start or end the unit, and go warm when
+ * nothing needs the timing model (a unit measured already, outside the
+ * window, no ProfileMe sample open or due). */
+static void smp_check(struct mcpu *c)
+{
+  struct smp *s = c->smp;
+  if (c->steps >= smp_next_event(s)) {
+    double v[SMP_NQ];
+    smp_counts(c, v);
+    if (smp_detailed(s, c->steps, v)) smp_take_rates(c);
+  }
+  bool window = smp_in_window(s, c->steps);
+  if (s->have_rate && !window && ev67_pmu_quiet(&c->pmu) && !pm_due(c)) {
+    set_warm(c);
+    return;
+  }
+  c->check_at = window || !s->have_rate ? smp_next_event(s) : c->steps + 1;
+}
+
+/* A warm stretch's first instruction or stopping point: fold it, take a
+ * due interrupt, go detailed when a window or a ProfileMe sample is due,
+ * else size the next stretch. Returns 1 to interrupt, 2 to time this
+ * instruction in detail, 0 to warm it. */
+static int warm_boundary(struct mcpu *c)
+{
+  warm_fold(c);
+  uint64_t now = ev67_now(c->core);
+  c->timer_irq = now >= c->next_tick;
+  c->pmu_irq = ev67_pmu_irq_cycle(&c->pmu) <= now;
+  if (c->timer_irq || c->pmu_irq) return 1;
+  if (smp_in_window(c->smp, c->steps) || pm_due(c)) {
+    /* The executor stops before this instruction and comes back in the
+     * timed build, which times it. */
+    set_detailed(c);
+    c->switch_irq = true;
+    return 1;
+  }
+  c->warm_stop = stretch_length(c);
+  return 0;
 }
 
 static uint64_t perf_clock(void *ctx)
@@ -338,11 +599,60 @@ static uint64_t kernel_operands(struct mcpu *c, struct uarch_insn *ui)
 }
 
 /* Runs a kernel activity (kimage.h) through the core now. */
+/* In a warm stretch, whether a kernel path of `insns` instructions must be
+ * timed: a ProfileMe sample could come due inside it. */
+static bool kernel_pm_close(struct mcpu *c, uint64_t insns)
+{
+  struct ev67_pmu_span h;
+  ev67_pmu_headroom(&c->pmu, &h);
+  return h.n[EV67_STREAM_FETCHED] != UINT64_MAX && h.n[EV67_STREAM_FETCHED] <= pm_margin(c) + 4 * insns;
+}
+
+/* The kernel-mode counts of a timed kernel path: its cycles and stats. */
+static void kernel_counts(const struct ev67_stats *a, const struct ev67_stats *b, uint64_t cycles, double *v)
+{
+  const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+  v[SMP_Q_CYCLES] = (double)cycles;
+  for (size_t i = 0; i < SMP_NFIELDS; i++) v[SMP_Q_FIELD(i)] = (double)(y[i] - x[i]);
+}
+
+/* A warmed kernel path of n instructions of kind key: its cycles and PMU
+ * events at its kind's rates (its retires exactly). */
+static void kernel_charge(struct mcpu *c, uint32_t key, uint64_t n, uint64_t retired)
+{
+  double r[SMP_NQ];
+  if (!smp_kernel_charge(c->smp, key, (double)n, r)) return;
+  uint64_t cyc = (uint64_t)((double)n * r[SMP_Q_CYCLES] + 0.5);
+  ev67_stall(c->core, cyc);
+  c->kcycles += cyc;
+  struct ev67_pmu_span sp = { { 0 } };
+  sp.n[EV67_STREAM_RETIRED] = retired;
+  sp.n[EV67_STREAM_FETCHED] = (uint64_t)((double)n * r[SMP_Q(fetched)] + 0.5);
+  sp.n[EV67_STREAM_BCACHE] = (uint64_t)((double)n * r[SMP_Q(bcache_misses)] + 0.5);
+  sp.n[EV67_STREAM_REPLAYS] = (uint64_t)((double)n * r[SMP_Q(replays)] + 0.5);
+  ev67_pmu_functional(&c->pmu, ev67_now(c->core), &sp);
+}
+
+/* Runs a kernel activity (kimage.h) through the core now. In a warm
+ * stretch of sampled mode it is stratified by kind (sampling.h): timed in
+ * detail when its kind asks or a ProfileMe sample is near, else warmed and
+ * charged at its kind's rates. */
 static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t bytes)
 {
   struct machine *m = c->m;
   struct kleg legs[8];
   size_t n = kimage_path((enum kactivity)activity, nr, bytes, legs, 8);
+  warm_fold(c);
+  uint64_t insns = 0;
+  for (size_t i = 0; i < n; i++) insns += legs[i].insns;
+  uint32_t key = (uint32_t)activity << 20 | (uint32_t)(nr & 0xFFFFF);
+  bool warm = c->warm && !kernel_pm_close(c, insns) && !smp_kernel_time(c->smp, key);
+  uint64_t t0 = ev67_now(c->core);
+  struct ev67_stats k0 = { 0 }, w0 = { 0 };
+  if (c->warm) {
+    k0 = *ev67_stats(c->core, true);
+    w0 = *ev67_warm_stats(c->core, true);
+  }
   /* The data this entry works on: when it happens, what was asked. */
   c->kstate = kmix(c->kstate ^ ev67_now(c->core) ^ nr << 20 ^ bytes << 40 ^ (uint64_t)activity);
   note_entry(c, activity, nr);
@@ -364,9 +674,22 @@ static void kernel_work(struct mcpu *c, int activity, uint64_t nr, uint64_t byte
       pc = kernel_operands(c, &ui);
       if (pc >= end) pc = start;     /* the path loops in its function */
       ui.next_pc = pc;
-      ev67_step(c->core, &ui);
+      if (warm) ev67_warm(c->core, &ui, ev67_now(c->core));
+      else ev67_step(c->core, &ui);
     }
   }
+  if (warm) {
+    kernel_charge(c, key, insns, ev67_warm_stats(c->core, true)->retired - w0.retired);
+    return;
+  }
+  c->kcycles += ev67_now(c->core) - t0;
+  if (c->warm) {
+    double v[SMP_NQ];
+    kernel_counts(&k0, ev67_stats(c->core, true), ev67_now(c->core) - t0, v);
+    smp_kernel_timed(c->smp, key, (double)insns, v);
+  }
+  /* A ProfileMe sample the kernel's work opened needs the fates that close it. */
+  if (c->warm && !ev67_pmu_quiet(&c->pmu)) set_detailed(c);
 }
 
 /* The trace unit's kind of entry for system call nr (syscall.def's flags). */
@@ -414,7 +737,7 @@ static bool trace_before(void *ctx, const struct uarch_insn *ui)
 static uint64_t trace_now(void *ctx)
 {
   struct mcpu *c = ctx;
-  return c->core ? ev67_now(c->core) : trace_unit_derived_cycle(&c->trace);
+  return c->core ? mcpu_cycles(c) : trace_unit_derived_cycle(&c->trace);
 }
 
 /* The firmware started or stopped a unit: a functional CPU runs the hooked
@@ -426,29 +749,34 @@ static void trace_power(void *ctx, int cpu, bool on)
   m->os->cpus[cpu].timing = on ? &m->cpu[cpu].trace_hook : NULL;
 }
 
+/* Pages touched for the first time since the last instruction were page
+ * faults (demand-zero or file pages) in a real kernel. */
+static void note_faults(struct mcpu *c, const struct uarch_insn *ui)
+{
+  struct task *t = c->m->os->current;
+  if (!t || !t->mm) return;
+  if (t->mm != c->last_mm) {
+    c->last_mm = t->mm;
+    c->last_touched = t->mm->pages_touched;
+  } else if (t->mm->pages_touched != c->last_touched) {
+    uint64_t n = t->mm->pages_touched - c->last_touched;
+    /* The touch was this instruction's own (its access took the frame
+     * before it runs): the fault is at its pc. */
+    if (ui->fault) c->last_pc = ui->pc;
+    /* Charged once, here: the other CPUs running this address space's
+     * threads have seen these touches too. */
+    for (int i = 0; i < c->m->ncpus; i++)
+      if (c->m->cpu[i].last_mm == t->mm) c->m->cpu[i].last_touched = t->mm->pages_touched;
+    for (uint64_t i = 0; i < n && i < 64; i++) kernel_work(c, KACT_PAGE_FAULT, 0, 0);
+  }
+}
+
 static bool before(void *ctx, const struct uarch_insn *ui)
 {
   struct mcpu *c = ctx;
-  struct task *t = c->m->os->current;
-  if (t && t->mm) {
-    /* Pages touched for the first time since the last instruction were page
-     * faults (demand-zero or file pages) in a real kernel. */
-    if (t->mm != c->last_mm) {
-      c->last_mm = t->mm;
-      c->last_touched = t->mm->pages_touched;
-    } else if (t->mm->pages_touched != c->last_touched) {
-      uint64_t n = t->mm->pages_touched - c->last_touched;
-      /* The touch was this instruction's own (its access took the frame
-       * before it runs): the fault is at its pc. */
-      if (ui->fault) c->last_pc = ui->pc;
-      /* Charged once, here: the other CPUs running this address space's
-       * threads have seen these touches too. */
-      for (int i = 0; i < c->m->ncpus; i++)
-        if (c->m->cpu[i].last_mm == t->mm) c->m->cpu[i].last_touched = t->mm->pages_touched;
-      for (uint64_t i = 0; i < n && i < 64; i++) kernel_work(c, KACT_PAGE_FAULT, 0, 0);
-    }
-  }
+  note_faults(c, ui);
   const struct uop_fate *f = ev67_step(c->core, ui);
+  c->steps++;
   c->last_pc = ui->pc;
   /* The kernel's unaligned fix-up (entUna, do_entUna) runs after the trap. */
   if (f->flags & FATE_UNALIGNED) kernel_work(c, KACT_UNALIGNED, 0, 0);
@@ -456,8 +784,42 @@ static bool before(void *ctx, const struct uarch_insn *ui)
    * taken before it commits: its PC is the exception PC. */
   c->pmu_irq = ev67_pmu_irq_cycle(&c->pmu) < f->end;
   c->timer_irq = f->end >= c->next_tick;
+  if (__builtin_expect(c->smp != NULL, 0) && c->steps >= c->check_at) smp_check(c);
   if (c->pmu_irq || c->timer_irq) return true;
   return __builtin_expect(c->trace.on, 0) && trace_insn(c, ui, f->end);
+}
+
+/* A warm stretch's instruction: warmed, its time estimated. */
+static bool warm_before(void *ctx, const struct uarch_insn *ui)
+{
+  struct mcpu *c = ctx;
+  if (__builtin_expect(c->exit_pending, 0)) {
+    c->exit_pending = false;
+    c->switch_irq = true;
+    return true;
+  }
+  warm_take_skipped(c);
+  if (c->warm_n >= c->warm_stop) {
+    int r = warm_boundary(c);
+    if (r == 1) return true;
+    if (r == 2) return before(ctx, ui);
+    note_faults(c, ui);
+    if (!c->warm) return before(ctx, ui);
+  }
+  /* note_faults where a page can have been touched first: this access's
+   * own fault, or a fetch from another code page (the start of a stretch
+   * looks too, and a task switch or an exec ends the stretch). The fault's
+   * kernel work may open a ProfileMe sample: then this one is timed. */
+  if (__builtin_expect(ui->fault || ((ui->pc ^ c->last_pc) >> 13), 0)) {
+    note_faults(c, ui);
+    if (!c->warm) return before(ctx, ui);
+  }
+  /* mcpu_cycles, the skipped instructions just taken */
+  bool unaligned = ev67_warm(c->core, ui, ev67_now(c->core) + ((c->warm_n * c->cpi + c->cyc_frac) >> FX));
+  c->warm_n++;
+  c->last_pc = ui->pc;
+  if (unaligned) kernel_work(c, KACT_UNALIGNED, 0, 0);
+  return __builtin_expect(c->trace.on, 0) && trace_insn(c, ui, mcpu_cycles(c));
 }
 
 /* The timer interrupt: kernel work, perf's tick (unthrottling, frequency,
@@ -467,7 +829,7 @@ static void timer_tick(struct mcpu *c, struct task *t)
   struct machine *m = c->m;
   uint64_t pc = t->ctx.pc;
   kernel_work(c, KACT_TIMER, 0, 0);
-  uint64_t now = ev67_now(c->core);
+  uint64_t now = mcpu_cycles(c);
   while (c->next_tick <= now) c->next_tick += m->tick_cycles;
   perf_ctx_tick(m->perf, c->id, (uint32_t)t->proc->pid, (uint32_t)t->tid, pc, pc >= KIMAGE_TEXT_BASE);
   if (++c->slice_ticks >= SLICE_TICKS) {
@@ -481,6 +843,11 @@ static void irq_hook(void *ctx, struct task *t)
 {
   struct machine *m = ctx;
   struct mcpu *c = cur(m);
+  if (c->switch_irq && !c->pmu_irq && !c->timer_irq && !c->trace_irq) {
+    c->switch_irq = false;   /* only a change of executor build */
+    return;
+  }
+  c->switch_irq = false;
   if (c->trace.on) trace_unit_kernel_entry(&c->trace, TRACE_ASYNC_INTERRUPT, 0);
   if (c->trace_irq) {
     c->trace_irq = false;
@@ -695,6 +1062,7 @@ static void switch_hook(void *ctx, int cpu, struct task *prev, struct task *next
 {
   struct machine *m = ctx;
   struct mcpu *c = &m->cpu[cpu];
+  warm_fold(c);   /* another task: the next instruction looks at the stretch again */
   c->slice_ticks = 0;
   c->trace_pid = next ? (uint32_t)next->proc->pid : 0;
   c->trace_tid = next ? (uint32_t)next->tid : 0;
@@ -734,9 +1102,12 @@ static void slice_hook(void *ctx)
 
 /* ---- what the PMU drivers need ---- */
 
+/* The driver reads or programs the PMU: a warm stretch is folded first, so
+ * the counters hold its events. */
 static uint64_t drv_now(void *ctx, int cpu)
 {
   struct machine *m = ctx;
+  warm_fold(&m->cpu[cpu]);
   return ev67_now(m->cpu[cpu].core);
 }
 
@@ -763,10 +1134,21 @@ static uint64_t drv_random(void *ctx)
   return os_random(m->os);
 }
 
+/* The detailed counts, and in sampled mode the warmed stretches' estimates. */
+static void est_stats(const struct mcpu *c, bool kernel, struct ev67_stats *s)
+{
+  *s = *ev67_stats(c->core, kernel);
+  if (!c->smp) return;
+  uint64_t *v = (uint64_t *)s;
+  for (size_t i = 0; i < SMP_NFIELDS; i++)
+    v[i] += (uint64_t)((kernel ? c->smp->kest : c->smp->est)[SMP_Q_FIELD(i)] + 0.5);
+}
+
 static void sim_totals(void *ctx, int cpu, bool kernel, struct ev67_stats *s, uint64_t *cycles)
 {
   struct machine *m = ctx;
-  *s = *ev67_stats(m->cpu[cpu].core, kernel);
+  warm_fold(&m->cpu[cpu]);
+  est_stats(&m->cpu[cpu], kernel, s);
   *cycles = ev67_now(m->cpu[cpu].core);
 }
 
@@ -800,8 +1182,9 @@ static int attach_cpu(struct machine *m, int id)
   struct mcpu *c = &m->cpu[id];
   c->m = m;
   c->id = id;
+  c->oc = &m->os->cpus[id];
   trace_unit_init(&c->trace, &m->os->cpus[id].icount, trace_now, c, m->opt.os.seed * 8 + (uint64_t)id);
-  c->trace_hook = (struct cpu_timing){ trace_before, c };
+  c->trace_hook = (struct cpu_timing){ .before = trace_before, .ctx = c };
   m->fw.units[id] = &c->trace;
   m->fw.nunits = id + 1;
   if (!m->opt.timed) return 0;
@@ -810,8 +1193,15 @@ static int attach_cpu(struct machine *m, int id)
   if (!c->core) return -1;
   ev67_set_xlate(c->core, xlate_cb, c);
   c->next_tick = m->tick_cycles;
-  c->hook = (struct cpu_timing){ before, c };
+  c->hook = (struct cpu_timing){ .before = before, .ctx = c };
+  c->warm_hook = (struct cpu_timing){ .before = warm_before, .ctx = c };
   m->os->cpus[id].timing = &c->hook;
+  if (m->opt.sampled.unit) {
+    /* Detailed until the first unit has been measured. */
+    if (!(c->smp = malloc(sizeof *c->smp))) return -1;
+    smp_init(c->smp, &m->opt.sampled, m->opt.os.seed * 8 + (uint64_t)id);
+    c->check_at = smp_next_event(c->smp);
+  }
   return 0;
 }
 
@@ -824,6 +1214,7 @@ struct machine *machine_create(const struct machine_opts *o)
   m->opt.uarch = &m->uarch;
   m->ncpus = o->ncpus ? o->ncpus : 1;
   if (m->ncpus < 1 || m->ncpus > MACHINE_MAX_CPUS) { free(m); return NULL; }
+  if (o->sampled.unit && (!o->timed || smp_params_check(&o->sampled))) { free(m); return NULL; }
   struct os_opts oo = o->os;
   oo.ncpus = m->ncpus;
   if (o->timed && !oo.quantum) oo.quantum = TIMED_QUANTUM;
@@ -894,6 +1285,8 @@ void machine_destroy(struct machine *m)
   for (int i = 0; i < m->ncpus; i++) {
     if (m->os) m->os->cpus[i].timing = NULL;
     ev67_destroy(m->cpu[i].core);
+    smp_free(m->cpu[i].smp);
+    free(m->cpu[i].smp);
     trace_unit_fini(&m->cpu[i].trace);
   }
   os_destroy(m->os);
@@ -935,7 +1328,7 @@ void machine_progress(const struct machine *m, struct machine_progress *p)
   memset(p, 0, sizeof *p);
   for (int i = 0; i < m->ncpus; i++) {
     p->insns += m->os->cpus[i].icount;
-    if (m->opt.timed) p->cycles += ev67_now(m->cpu[i].core);
+    if (m->opt.timed) p->cycles += mcpu_cycles(&m->cpu[i]);
   }
   p->ns = m->os->time_hwm;
 }
@@ -947,13 +1340,38 @@ bool machine_sim_stats(const struct machine *m, struct ev67_stats *s, uint64_t *
   *cycles = 0;
   for (int i = 0; i < m->ncpus; i++) {
     for (int kernel = 0; kernel < 2; kernel++) {
-      const uint64_t *src = (const uint64_t *)ev67_stats(m->cpu[i].core, kernel);
+      struct ev67_stats e;
+      est_stats(&m->cpu[i], kernel, &e);
+      const uint64_t *src = (const uint64_t *)&e;
       uint64_t *dst = (uint64_t *)s;
       for (size_t k = 0; k < sizeof *s / sizeof(uint64_t); k++) dst[k] += src[k];
     }
-    *cycles += ev67_now(m->cpu[i].core);
+    *cycles += mcpu_cycles(&m->cpu[i]);
   }
   return true;
+}
+
+bool machine_sampled_info(const struct machine *m, struct machine_sampled *s)
+{
+  memset(s, 0, sizeof *s);
+  if (!m->opt.sampled.unit) return false;
+  for (int i = 0; i < m->ncpus; i++) {
+    const struct mcpu *c = &m->cpu[i];
+    s->units += c->smp->units;
+    s->insns_unit += c->smp->steps_unit;
+    s->insns_warm += c->smp->steps_warm + c->warm_n;
+    s->insns += c->steps + c->warm_n;
+  }
+  return true;
+}
+
+double machine_sampled_halfwidth(const struct machine *m, int cpu, unsigned q)
+{
+  if (!m->opt.sampled.unit) return 0;
+  double var = 0;
+  for (int i = 0; i < m->ncpus; i++)
+    if (cpu < 0 || cpu == i) var += smp_variance(m->cpu[i].smp, q);
+  return 1.959963984540054 * sqrt(var);
 }
 
 int machine_truth_enable(struct machine *m)

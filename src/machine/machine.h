@@ -13,6 +13,7 @@
 #include "guest/os.h"
 #include "kernel/perf.h"
 #include "uarch/ev67.h"
+#include "machine/sampling.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,10 @@ struct machine_opts {
   const struct ev67_config *uarch; /* the timed cores' model (copied); NULL: ev67_default_config */
   struct perf_sysctl perf;        /* perf_event_paranoid, privileges, sample rate */
   uint64_t dump_from, dump_count; /* print fates FROM..FROM+COUNT on stderr (debugging) */
+  /* Sampled mode (docs/sampled.md) when sampled.unit is not 0 (a timed
+   * machine only): detailed windows on a systematic schedule and before
+   * every ProfileMe sample, functional warming in between. */
+  struct smp_params sampled;
 };
 
 struct machine;
@@ -61,7 +66,24 @@ struct machine_progress {
   uint64_t ns;                    /* guest time */
 };
 void machine_progress(const struct machine *m, struct machine_progress *p);
-/* Exact ground truth, summed over the CPUs; false when not timed. */
+/* What sampled mode measured, summed over the CPUs; false when the machine
+ * is not sampled. */
+struct machine_sampled {
+  uint64_t units;                 /* units measured */
+  uint64_t insns_unit;            /* instructions in them */
+  uint64_t insns_warm;            /* instructions warmed and estimated */
+  uint64_t insns;                 /* user instructions through the cores (the kernel's are all timed) */
+};
+bool machine_sampled_info(const struct machine *m, struct machine_sampled *s);
+/* The 95% half-width of the estimate of quantity q (SMP_Q_CYCLES or
+ * SMP_Q(field), sampling.h) on CPU cpu, or summed over the CPUs
+ * (cpu -1), as an absolute count; 0 when not sampled or nothing was
+ * estimated. */
+double machine_sampled_halfwidth(const struct machine *m, int cpu, unsigned q);
+
+/* Exact ground truth, summed over the CPUs; false when not timed. In
+ * sampled mode: the detailed windows' counts and the warmed stretches'
+ * estimates. */
 bool machine_sim_stats(const struct machine *m, struct ev67_stats *s, uint64_t *cycles);
 
 /* Ground truth per instruction (kernel/truth.h, uapi/pm_truth.h): from

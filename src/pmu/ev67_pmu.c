@@ -813,3 +813,67 @@ int ev67_place(unsigned ev, const unsigned on[2], unsigned *sl1)
       }
   return -1;
 }
+
+/* ---- functional spans ---- */
+
+/* Stream s's events queued or carried but not yet counted. */
+static uint64_t pending(const struct ev67_pmu *p, int s)
+{
+  return p->carry[s] + (s == ST_RET ? p->ring_total : p->heap_total[s]);
+}
+
+void ev67_pmu_headroom(struct ev67_pmu *p, struct ev67_pmu_span *h)
+{
+  for (int s = 0; s < EV67_STREAMS; s++)
+    h->n[s] = UINT64_MAX;
+  for (int k = 0; k < 2; k++) {
+    if (!ctr_enabled(p, k))
+      continue;
+    if (p->sl0) {
+      if (k == 0 && p->pm == PM_WAIT)
+        h->n[EV67_STREAM_FETCHED] = CTR_WRAP - p->ctr[0];
+      continue;
+    }
+    static const int stream[] = { [IN_RET] = ST_RET, [IN_BC] = ST_BC, [IN_RP] = ST_RP };
+    static const int pub[] = { [ST_RET] = EV67_STREAM_RETIRED, [ST_BC] = EV67_STREAM_BCACHE,
+                               [ST_RP] = EV67_STREAM_REPLAYS };
+    int in = ctr_input(p, k);
+    if (in != IN_RET && in != IN_BC && in != IN_RP)
+      continue;
+    int s = stream[in];
+    uint64_t need = to_signalled_wrap(p, k), have = pending(p, s);
+    uint64_t left = need > have ? need - have : 0;
+    h->n[pub[s]] = min64(h->n[pub[s]], left);
+  }
+}
+
+void ev67_pmu_functional(struct ev67_pmu *p, uint64_t end, const struct ev67_pmu_span *s)
+{
+  enter(p);
+  advance(p, end);
+  p->max_fetch = max64(p->max_fetch, end);   /* later fates are fetched after the span */
+  for (int k = 0; k < 2; k++) {
+    if (!ctr_enabled(p, k))
+      continue;
+    if (p->sl0) {
+      if (k == 0 && p->pm == PM_WAIT) {
+        uint64_t stop = EV67_PCTR_MASK - 1;   /* the wrap is left to a fate */
+        uint64_t v = p->ctr[0] >= stop ? p->ctr[0] : min64(stop, p->ctr[0] + s->n[EV67_STREAM_FETCHED]);
+        p->ctr[0] = (uint32_t)v;
+      }
+      continue;
+    }
+    /* Every wrap at `end`: a rate this large puts them all there. */
+    switch (ctr_input(p, k)) {
+    case IN_RET: ctr_add(p, k, s->n[EV67_STREAM_RETIRED], UINT32_MAX, end); break;
+    case IN_BC:  ctr_add(p, k, s->n[EV67_STREAM_BCACHE], UINT32_MAX, end); break;
+    case IN_RP:  ctr_add(p, k, s->n[EV67_STREAM_REPLAYS], UINT32_MAX, end); break;
+    default: break;
+    }
+  }
+}
+
+bool ev67_pmu_quiet(const struct ev67_pmu *p)
+{
+  return !pm_sampling(p);
+}

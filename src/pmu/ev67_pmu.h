@@ -166,4 +166,31 @@ void ev67_pmu_sync(struct ev67_pmu *pmu, uint64_t cycle);
  * acknowledges with HW_INT_CLR. */
 uint64_t ev67_pmu_irq_cycle(struct ev67_pmu *pmu);
 
+/* ---- functional spans (sampled simulation, docs/sampled.md) ----
+ * Between detailed windows the machine runs instructions without the timing
+ * model, so without fates; it tells the PMU what they did as totals, which
+ * it estimates (fetched instructions, B-cache misses, replays) or knows
+ * (retired instructions). */
+enum { EV67_STREAM_RETIRED, EV67_STREAM_FETCHED, EV67_STREAM_BCACHE, EV67_STREAM_REPLAYS, EV67_STREAMS };
+struct ev67_pmu_span { uint64_t n[EV67_STREAMS]; };
+
+/* Fills h with how many more events of each stream the enabled counters can
+ * take before one of them wraps (events already queued included), or
+ * UINT64_MAX when no counter takes the stream. Fetched instructions count
+ * only while ProfileMe waits for its sample: h then gives the fetches up to
+ * and including the one that would be profiled. */
+void ev67_pmu_headroom(struct ev67_pmu *pmu, struct ev67_pmu_span *h);
+
+/* Counts a functional span that ends at cycle `end`: every cycle up to end
+ * (a cycles counter counts them, overflowing at its exact cycle), then the
+ * span's events, all at end (a counter they wrap raises its request at
+ * end). A ProfileMe PCTR0 waiting for its sample stops one fetch short of
+ * the wrap: a sample is only ever taken on a fate (the machine switches to
+ * the detailed model before it is due). */
+void ev67_pmu_functional(struct ev67_pmu *pmu, uint64_t end, const struct ev67_pmu_span *s);
+
+/* Whether no ProfileMe sample is between its selection and its latch: the
+ * PMU needs no more fates and the machine may leave the detailed model. */
+bool ev67_pmu_quiet(const struct ev67_pmu *pmu);
+
 #endif

@@ -209,6 +209,12 @@ static void usage(FILE *f)
     "      --snapshot        trace in snapshot mode (the AUX area overwritten in a\n"
     "                        circle); SIGUSR2 takes a snapshot, as perf record -S,\n"
     "                        and one is taken at the end\n"
+    "      --sampled[=U,W[,P]] sampled simulation (docs/sampled.md): functional warming\n"
+    "                        between detailed windows; the machine switches to the\n"
+    "                        timing model W instructions before each ProfileMe\n"
+    "                        sample is due, so every sample is taken in detail, and\n"
+    "                        times U-instruction units every P instructions for the\n"
+    "                        clock (default 1000,2000,100000)\n"
     "      --truth           also store the exact count of every instruction's fetches\n"
     "                        and ProfileMe statuses (dcpi and annotate compare)\n"
     "  -q, --quiet           no summary line\n"
@@ -296,7 +302,8 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     { "max-sample-rate", required_argument, 0, 'R' },
     { "ram", required_argument, 0, 1101 }, { "unwind-at-record", no_argument, 0, 1001 },
     { "callchain-truth", required_argument, 0, 1002 }, { "snapshot", no_argument, 0, 1003 },
-    { "user", no_argument, 0, 1004 }, { "uarch", required_argument, 0, 1005 }, { 0, 0, 0, 0 },
+    { "user", no_argument, 0, 1004 }, { "uarch", required_argument, 0, 1005 },
+    { "sampled", optional_argument, 0, 1006 }, { 0, 0, 0, 0 },
   };
   int c;
   optind = 1;
@@ -335,6 +342,7 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
     case 1001: o->unwind_at_record = true; break;
     case 1002: o->chain_truth = optarg; break;
     case 1003: o->snapshot = true; break;
+    case 1006: if (tool_parse_sampled("record", optarg, &o->mo.sampled)) return 2; break;
     case 'm':
       o->mmap_pages = strtoull(optarg, &end, 0);
       if (*end == ',') {       /* perf's -m pages,auxpages */
@@ -367,6 +375,11 @@ static int parse_options(int argc, char **argv, struct rec_opts *o)
   if (tool_uarch_finish("record", &o->uarch, &o->mo)) return 2;
   if (o->unwind_at_record && o->callgraph != CG_DWARF) {
     fprintf(stderr, "profileme record: --unwind-at-record needs --call-graph dwarf\n");
+    return 2;
+  }
+  if (o->truth && o->mo.sampled.unit) {
+    fprintf(stderr, "profileme record: --truth counts every fetch of the timing model; with --sampled\n"
+                    "  most instructions are warmed, not timed: record the exact run for the truth\n");
     return 2;
   }
   if (!o->nevents) o->events[o->nevents++] = "cycles:p";

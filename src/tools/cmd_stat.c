@@ -47,6 +47,7 @@ struct stat_run {
   int paranoid;                  /* kernel.perf_event_paranoid of the run */
   struct machine *m;
   struct progress progress;
+  bool sampled;                  /* --sampled: estimates with their 95% interval */
 };
 
 /* Parses one event name into its attr; returns 0 or -1 with a message. */
@@ -133,6 +134,39 @@ static void close_events(struct stat_run *r)
       if (r->ev[i].fd[k] >= 0) machine_perf_close(r->m, r->ev[i].fd[k]);
 }
 
+/* The sampled estimate that event e reads (sampling.h), or -1 when it is
+ * counted exactly (instructions: warming counts them) or not estimated. */
+static int event_quantity(const struct event *e)
+{
+  const struct perf_event_attr *a = &e->attr;
+  unsigned ev = 0;
+  if (a->type == PERF_TYPE_HARDWARE)
+    ev = a->config == PERF_COUNT_HW_CPU_CYCLES ? 1 : a->config == PERF_COUNT_HW_CACHE_MISSES ? 3 : 0;
+  else if (a->type == PERF_TYPE_RAW)
+    ev = (unsigned)(a->config & PM_CFG_EVENT_MASK);
+  else if (a->type == SIM_PMU_TYPE) {
+    int f = sim_pmu_event_field(a->config);
+    /* The kernel's work is timed in detail: its counts are exact. */
+    if (f < -1 || (f >= 0 && a->exclude_user)) return -1;
+    return f == -1 ? SMP_Q_CYCLES : (int)SMP_Q_FIELD((unsigned)f);
+  }
+  switch (ev) {
+  case 1: return SMP_Q_CYCLES;
+  case 3: return (int)SMP_Q(bcache_misses);
+  case 4: return (int)SMP_Q(replays);
+  default: return -1;
+  }
+}
+
+/* The 95% half-width of event e's count v on CPU cpu (-1: all) in percent
+ * of v, or -1 when there is none to print. */
+static double noise_pct(const struct stat_run *r, const struct event *e, int cpu, double v)
+{
+  int q = r->sampled ? event_quantity(e) : -1;
+  if (q < 0 || v <= 0) return -1;
+  return 100.0 * machine_sampled_halfwidth(r->m, cpu, (unsigned)q) / v;
+}
+
 static void stat_poll(void *ctx)
 {
   struct stat_run *r = ctx;
@@ -164,6 +198,12 @@ static void usage(FILE *f)
     "  -x, --field-separator SEP   CSV output: value,unit,event,run-time,percent,,\n"
     "      --list         list the events\n"
     "      --seed N       guest random seed (runs are deterministic)\n"
+    "      --sampled[=U,W[,P]]  sampled simulation (docs/sampled.md): U-instruction\n"
+    "                     units timed in detail after W detailed instructions of\n"
+    "                     warm-up, one every P instructions (default 1000,2000,\n"
+    "                     100000), functional warming in between; counts are\n"
+    "                     estimates, printed with their 95%% confidence interval\n"
+    "                     in perf's ( +- x%% ) column\n"
     "      --cpus N       CPUs of the machine (default 1: a single-threaded program\n"
     "                     gains nothing from more, and the CPUs are simulated in turn)\n"
     "      --ram SIZE     physical memory of the machine (default 1G, 64M to 64G)\n"
@@ -279,8 +319,8 @@ static void metric_of(const struct event *e, double v, const struct shadow *sh, 
 }
 
 /* Prints one counter's line; prefix is the CPU column of -A ("" else). */
-static void print_count(const struct event *e, const struct count *c, const char *prefix, const char *sep,
-                        const struct shadow *sh, double walltime_ns)
+static void print_count(const struct stat_run *r, const struct event *e, const struct count *c, int cpu,
+                        const char *prefix, const char *sep, const struct shadow *sh, double walltime_ns)
 {
   bool clock = is_clock(e);
   const char *unit = clock ? "msec" : "";
@@ -288,18 +328,22 @@ static void print_count(const struct event *e, const struct count *c, const char
   double pct = c->running != c->enabled ? 100.0 * (double)c->running / (double)c->enabled : 100.0;
   const char *why = e->err ? "<not supported>" : "<not counted>";
   double v = (double)(uint64_t)(scaled(c) + 0.5);
+  double noise = noise_pct(r, e, cpu, v);
+  char ncol[32] = "";   /* perf's CSV noise column, after the name */
+  if (sep && noise >= 0) snprintf(ncol, sizeof ncol, "%s%.2f%%", sep, noise);
   struct metric m;
   metric_of(e, v, sh, walltime_ns, &m);
   if (sep) {
     if (*prefix) fprintf(stderr, "%s%s", prefix, sep);
     if (!c->running || !c->enabled) {
-      fprintf(stderr, "%s%s%s%s%s%s%llu%s%.2f%s%s\n", why, sep, unit, sep, e->name, sep,
+      fprintf(stderr, "%s%s%s%s%s%s%s%llu%s%.2f%s%s\n", why, sep, unit, sep, e->name, ncol, sep,
               (unsigned long long)c->running, sep, pct, sep, sep);
       return;
     }
     if (clock) fprintf(stderr, "%.2f", v / 1e6);
     else fprintf(stderr, "%.0f", v);
-    fprintf(stderr, "%s%s%s%s%s%llu%s%.2f", sep, unit, sep, e->name, sep, (unsigned long long)c->running, sep, pct);
+    fprintf(stderr, "%s%s%s%s%s%s%llu%s%.2f", sep, unit, sep, e->name, ncol, sep, (unsigned long long)c->running,
+            sep, pct);
     /* print_metric_csv: the value stripped of blanks, then the unit */
     char num[64];
     if (m.fmt) snprintf(num, sizeof num, m.fmt, m.val);
@@ -328,6 +372,7 @@ static void print_count(const struct event *e, const struct count *c, const char
   } else {
     fprintf(stderr, "%-*s", METRIC_LEN, "");
   }
+  if (noise > 0) fprintf(stderr, "  ( +-%6.2f%% )", noise);   /* print_noise_pct */
   if (c->running != c->enabled) fprintf(stderr, "  (%.2f%%)", pct);
   fprintf(stderr, "\n");
 }
@@ -349,7 +394,7 @@ static void print_counts(const struct stat_run *r, int argc, char **argv, const 
     for (int i = 0; i < r->n; i++) shadow_add(&sh, &r->ev[i], &r->ev[i].cpu[k]);
     char prefix[16];
     snprintf(prefix, sizeof prefix, sep ? "CPU%d" : "CPU%-7d ", r->cpus[k]);
-    for (int i = 0; i < r->n; i++) print_count(&r->ev[i], &r->ev[i].cpu[k], prefix, sep, &sh, walltime_ns);
+    for (int i = 0; i < r->n; i++) print_count(r, &r->ev[i], &r->ev[i].cpu[k], r->cpus[k], prefix, sep, &sh, walltime_ns);
   }
   if (r->no_aggr) return;
   struct count sum[MAX_EVENTS];
@@ -364,7 +409,7 @@ static void print_counts(const struct stat_run *r, int argc, char **argv, const 
     }
     shadow_add(&sh, &r->ev[i], &sum[i]);
   }
-  for (int i = 0; i < r->n; i++) print_count(&r->ev[i], &sum[i], "", sep, &sh, walltime_ns);
+  for (int i = 0; i < r->n; i++) print_count(r, &r->ev[i], &sum[i], -1, "", sep, &sh, walltime_ns);
 }
 
 int cmd_stat(int argc, char **argv)
@@ -378,7 +423,8 @@ int cmd_stat(int argc, char **argv)
     { "paranoid", required_argument, 0, 'N' }, { "cpus", required_argument, 0, 'M' },
     { "all-cpus", no_argument, 0, 'a' }, { "cpu", required_argument, 0, 'C' },
     { "no-aggr", no_argument, 0, 'A' }, { "per-cpu", no_argument, 0, 'A' },
-    { "verbose", no_argument, 0, 'v' }, { "ram", required_argument, 0, 1101 }, { 0, 0, 0, 0 },
+    { "verbose", no_argument, 0, 'v' }, { "ram", required_argument, 0, 1101 },
+    { "sampled", optional_argument, 0, 1103 }, { 0, 0, 0, 0 },
   };
   struct stat_run r;
   memset(&r, 0, sizeof r);
@@ -422,6 +468,7 @@ int cmd_stat(int argc, char **argv)
     case 1102: if (tool_parse_uarch("stat", optarg, &uarch)) return 2; break;
     case 'M': if (tool_parse_cpus("stat", optarg, &mo.ncpus)) return 2; break;
     case 1101: if (tool_parse_ram("stat", optarg, &mo.os.ram_bytes)) return 2; break;
+    case 1103: if (tool_parse_sampled("stat", optarg, &mo.sampled)) return 2; r.sampled = true; break;
     case 'a': all_cpus = true; break;
     case 'C': cpu_list = optarg; break;
     case 'A': r.no_aggr = true; break;
@@ -486,6 +533,14 @@ int cmd_stat(int argc, char **argv)
       ev67_config_format(mo.uarch, false, what, sizeof what);
       fprintf(stderr, " a what-if EV67: %s (the rest as the HRM's)\n\n", what);
     }
+    struct machine_sampled ms;
+    if (machine_sampled_info(r.m, &ms))
+      fprintf(stderr, " sampled: %llu units of %llu instructions (%llu warm-up) every %llu; %.2f%% of %llu\n"
+                      " instructions timed in detail, %.2f%% warmed; +- is the 95%% confidence interval\n\n",
+              (unsigned long long)ms.units, (unsigned long long)mo.sampled.unit,
+              (unsigned long long)mo.sampled.warmup, (unsigned long long)mo.sampled.period,
+              ms.insns ? 100.0 * (double)(ms.insns - ms.insns_warm) / (double)ms.insns : 0.0,
+              (unsigned long long)ms.insns, ms.insns ? 100.0 * (double)ms.insns_warm / (double)ms.insns : 0.0);
   }
   close_events(&r);
   rc = tool_exit_status(status);

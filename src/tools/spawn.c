@@ -67,6 +67,35 @@ int tool_parse_ram(const char *cmd, const char *arg, uint64_t *bytes)
   return 0;
 }
 
+int tool_parse_sampled(const char *cmd, const char *arg, struct smp_params *p)
+{
+  *p = (struct smp_params){ SMP_DEFAULT_UNIT, SMP_DEFAULT_WARMUP, SMP_DEFAULT_PERIOD };
+  if (!arg) return 0;
+  uint64_t *field[3] = { &p->unit, &p->warmup, &p->period };
+  const char *s = arg;
+  for (int i = 0; i < 3 && *s; i++) {
+    char *end;
+    if (*s < '0' || *s > '9') goto bad;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || (*end && *end != ',') || v > (1ull << 40)) goto bad;
+    *field[i] = v;
+    s = *end ? end + 1 : end;
+    if (*end && !*s) goto bad;
+  }
+  if (*s) goto bad;
+  if (smp_params_check(p)) {
+    fprintf(stderr, "profileme %s: --sampled=U,W,P wants a unit U, a warm-up W and a period P above W + U, "
+                    "all above 0 (got %llu,%llu,%llu)\n", cmd, (unsigned long long)p->unit,
+            (unsigned long long)p->warmup, (unsigned long long)p->period);
+    return 2;
+  }
+  return 0;
+bad:
+  fprintf(stderr, "profileme %s: --sampled wants U[,W[,P]] (instructions: unit, warm-up, period; default "
+                  "%d,%d,%d), not '%s'\n", cmd, SMP_DEFAULT_UNIT, SMP_DEFAULT_WARMUP, SMP_DEFAULT_PERIOD, arg);
+  return 2;
+}
+
 int tool_parse_cpu_list(const char *cmd, const char *arg, int ncpus, int *out, int *n)
 {
   bool want[MACHINE_MAX_CPUS] = { false };

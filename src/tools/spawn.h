@@ -39,7 +39,9 @@ int tool_parse_uarch(const char *cmd, const char *arg, struct ev67_config *c);
  * mo->uarch at it, or leaves it NULL when *c is the HRM's default. Returns
  * 0, or 2 after a message. */
 int tool_uarch_finish(const char *cmd, const struct ev67_config *c, struct machine_opts *mo);
-
+/* Parses --sampled[=U,W[,P]] (arg NULL: the defaults) into *p. Returns
+ * 0, or 2 after a message. */
+int tool_parse_sampled(const char *cmd, const char *arg, struct smp_params *p);
 /* The command's exit status for a guest wait status (128+signal when killed). */
 int tool_exit_status(int status);
 

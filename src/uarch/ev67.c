@@ -121,6 +121,19 @@ struct ev67 {
   unsigned store_i;
   uint64_t store_issue_max;     /* latest issue cycle among the recorded stores */
   struct uop_fate cur;
+  /* functional warming (ev67_warm) */
+  struct ev67_stats warm_st[2];
+  uint8_t warm_kind[AXP_NUM_IDS], warm_size[AXP_NUM_IDS];   /* WK_* and access size by id */
+  uint64_t warm_line;           /* the fetch line last warmed, | 1 when valid */
+  unsigned warm_asn;
+  /* The stWait table is trained by replays, which only the timing model
+   * sees. Per table entry, the timing model counts the loads it ran with
+   * the bit clear and how many of them replayed; warming sets a clear bit
+   * with that probability (a seeded draw), as the replay would have. */
+  uint32_t *stw_clear, *stw_replays;
+  uint64_t stw_rng;
+  uint64_t warm_dline;          /* the data line warming last accessed, | 1 when valid, | 2 when stored */
+  unsigned warm_dasn;
 };
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -137,6 +150,26 @@ static const uint8_t pipe_cluster[NPIPES] = { 0, 1, 0, 1, 2, 2 };
 static const uint8_t cluster_pipes[3] = { PM(P_U0) | PM(P_L0), PM(P_U1) | PM(P_L1),
                                           PM(P_FA) | PM(P_FM) };
 
+static void classify(const struct ev67_config *c, const struct axp_insn *d, struct uop *u);
+
+/* What warming needs of an instruction, by id (classify on registers that
+ * are not $31; only a BIS or CPYS may then still be a NOP). */
+enum { WK_LOAD = 1, WK_STORE = 2, WK_CTL = 4, WK_COND = 8, WK_JUMP = 16, WK_CMOV = 32, WK_ALIGNED = 64,
+       WK_MAYBE_NOP = 128 };
+static void warm_kinds(struct ev67 *m)
+{
+  for (unsigned id = 0; id < AXP_NUM_IDS; id++) {
+    struct axp_insn d = { .id = (uint16_t)id, .ra = 1, .rb = 2, .rc = 3 };
+    struct uop u;
+    classify(&m->cfg, &d, &u);
+    m->warm_kind[id] = (uint8_t)((u.load ? WK_LOAD : 0) | (u.store ? WK_STORE : 0) | (u.ctl ? WK_CTL : 0) |
+                                 (u.cond_branch ? WK_COND : 0) | (u.jump ? WK_JUMP : 0) | (u.cmov ? WK_CMOV : 0) |
+                                 (u.aligned_only ? WK_ALIGNED : 0) |
+                                 (id == AXP_BIS || id == AXP_CPYS ? WK_MAYBE_NOP : 0));
+    m->warm_size[id] = u.size;
+  }
+}
+
 struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev67_fate_fn sink,
                          void *ctx)
 {
@@ -151,7 +184,10 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
   m->st = &m->stm[0];
   m->bp = bpred_create(cfg);
   m->ms = memsys_create(cfg);
-  if (!m->bp || !m->ms) { ev67_destroy(m); return NULL; }
+  m->stw_clear = calloc(cfg->stwait_entries, sizeof *m->stw_clear);
+  m->stw_replays = calloc(cfg->stwait_entries, sizeof *m->stw_replays);
+  m->stw_rng = 0x2545F4914F6CDD1Dull;
+  if (!m->bp || !m->ms || !m->stw_clear || !m->stw_replays) { ev67_destroy(m); return NULL; }
   m->ngroups = cfg->inflight / cfg->inum_group;
   if (m->ngroups > MAXQ) m->ngroups = MAXQ;
   /* Rename registers: the physical file less the 32 architectural registers
@@ -169,6 +205,7 @@ struct ev67 *ev67_create(const struct ev67_config *cfg, ev67_fetch_fn fetch, ev6
             cfg->fq_entries <= MAXQ && cfg->map_width >= 1);
   m->block_pc = ~0ull;
   m->block_mask = 4ull * cfg->fetch_width - 1;
+  warm_kinds(m);
   for (unsigned mask = 0; mask < 64; mask++) {
     unsigned n = 0;
     for (unsigned k = 0; k < NPIPES; k++)
@@ -188,10 +225,13 @@ void ev67_destroy(struct ev67 *m)
   if (!m) return;
   bpred_destroy(m->bp);
   memsys_destroy(m->ms);
+  free(m->stw_clear);
+  free(m->stw_replays);
   free(m);
 }
 
 uint64_t ev67_now(const struct ev67 *m) { return m->last_retire; }
+const struct ev67_stats *ev67_warm_stats(const struct ev67 *m, bool kernel) { return &m->warm_st[kernel]; }
 const struct ev67_stats *ev67_stats(const struct ev67 *m, bool kernel) { return &m->stm[kernel]; }
 
 static uint8_t ireg(uint8_t r) { return r >= 31 ? NOREG : r; }
@@ -710,6 +750,9 @@ static const struct store_rec *order_conflict(struct ev67 *m, uint64_t addr, uns
   return NULL;
 }
 
+/* The warm memory of loads that replayed (the stWait index). */
+static uint32_t stw_index(const struct ev67 *m, uint64_t pc) { return (uint32_t)(pc >> 2) & (m->cfg.stwait_entries - 1); }
+
 /* How an instance ended. */
 enum inst_end { INST_OK, INST_REFETCH, INST_TRAPPED };
 
@@ -741,6 +784,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
      * never goes back, and the replay that may set the bit follows here. */
     bpred_stwait_tick(m->bp, f->map);
     if (bpred_stwait_get(m->bp, in->pc)) t = max64(t, m->store_issue_max + 1);
+    else m->stw_clear[stw_index(m, in->pc)]++;   /* (for warming) */
   }
   unsigned pipe;
   f->issue = issue_at(m, u, t, f->seq, &pipe);
@@ -780,6 +824,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
             f->trap = EV67_TRAP_REPLAY;
             m->st->replays++;
             bpred_stwait_set(m->bp, in->pc);
+            m->stw_replays[stw_index(m, in->pc)]++;
             kill = s->issue + 2;
             redirect = max64(f->fetch + 1 + m->cfg.pen_mbox_order, kill);
             trap = true;
@@ -877,6 +922,7 @@ static unsigned slotted_pipes(struct ev67 *m, const struct uarch_insn *in)
 const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
 {
   struct uop u;
+  m->warm_dline = 0;   /* the timing model's accesses: warming's last line is not known resident */
   m->st = &m->stm[in->kernel];
   classify_cached(m, in->pc, in->d, &u);
   /* Slotting (HRM 2.2 stage 1) statically assigns instructions that may use
@@ -936,4 +982,84 @@ void ev67_stall(struct ev67 *m, uint64_t cycles)
   m->serial_after = max64(m->serial_after, t);
   m->last_retire = max64(m->last_retire, t);
   m->block_pc = ~0ull;
+}
+
+/* Functional warming: what ev67_step does to the long-lived structures, in
+ * the same order (fetch, data access, predictor), without the pipeline. The
+ * Icache sees one access per line instead of one per aligned block, which
+ * leaves the same lines resident. */
+bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
+{
+  struct ev67_stats *st = &m->warm_st[in->kernel];
+  struct mem_access acc;
+  uint64_t line = (in->pc & ~(uint64_t)(m->cfg.line_bytes - 1)) | 1;
+  if (line != m->warm_line || in->asn != m->warm_asn) {
+    m->warm_line = line;
+    m->warm_asn = in->asn;
+    memsys_fetch(m->ms, in->asn, in->pc & ~15ull, cycle, &acc);
+    if (acc.tlb_miss) st->itb_misses++;
+    if (acc.l1_miss) {
+      m->warm_dline = 0;   /* the fill may take the Bcache block of the last data line */
+      st->icache_misses++;
+      struct mem_access pf;   /* the Istream prefetch of fetch_block */
+      for (unsigned k = 1; k <= 3; k++)
+        memsys_fetch(m->ms, in->asn, (line & ~1ull) + k * m->cfg.line_bytes, cycle, &pf);
+    }
+  }
+  /* The kind by id; the executor's internal ids (unop, prefetches) and the
+   * NOP forms of BIS and CPYS through classify. */
+  struct uop u;
+  unsigned id = in->d->id, kind, size;
+  if (id >= AXP_NUM_IDS || (m->warm_kind[id] & WK_MAYBE_NOP)) {
+    classify_cached(m, in->pc, in->d, &u);
+    kind = (u.load ? WK_LOAD : 0) | (u.store ? WK_STORE : 0) | (u.nop ? WK_MAYBE_NOP : 0);
+    size = u.size;
+  } else {
+    kind = m->warm_kind[id];
+    size = m->warm_size[id];
+  }
+  if (kind & WK_MAYBE_NOP) {
+    st->squashed_nops++;
+    return false;
+  }
+  st->retired += kind & WK_CMOV ? 2 : 1;   /* CMOV is two instructions, as ev67_step counts it */
+  if (kind & (WK_LOAD | WK_STORE)) {
+    if (in->unaligned && (kind & WK_ALIGNED)) {
+      st->unaligned++;
+      return true;
+    }
+    if (kind & WK_LOAD) {
+      bpred_stwait_tick(m->bp, cycle);
+      uint32_t i = stw_index(m, in->pc);
+      if (m->stw_replays[i] && !bpred_stwait_get(m->bp, in->pc)) {
+        m->stw_rng ^= m->stw_rng << 13;
+        m->stw_rng ^= m->stw_rng >> 7;
+        m->stw_rng ^= m->stw_rng << 17;
+        if ((double)(m->stw_rng >> 11) * 0x1p-53 * m->stw_clear[i] < m->stw_replays[i]) bpred_stwait_set(m->bp, in->pc);
+      }
+    }
+    bool store = kind & WK_STORE;
+    if (store) st->stores++; else st->loads++;
+    /* Another access to the line the last one reached (and to its page) is
+     * a hit that changes nothing (replacement is round robin, not by
+     * recency), unless it is the first store to a line loaded. */
+    uint64_t dline = (in->ea & ~(uint64_t)(m->cfg.line_bytes - 1)) | 1;
+    bool crosses = ((in->ea + size - 1) ^ in->ea) & ~(uint64_t)(m->cfg.line_bytes - 1);
+    if (!crosses && (m->warm_dline & ~2ull) == dline && in->asn == m->warm_dasn && (!store || (m->warm_dline & 2)))
+      return false;
+    m->warm_dline = dline | (store ? 2 : 0);
+    m->warm_dasn = in->asn;
+    memsys_data_pa(m->ms, in->asn, in->ea, in->pa_valid ? in->pa : in->ea, size, store, cycle, &acc);
+    if (acc.tlb_miss) st->dtb_misses++;
+    if (!store && acc.l1_miss) st->dcache_misses++;
+    if (!store && acc.bc_miss) st->bcache_misses++;
+  } else if (kind & WK_CTL) {
+    bool cond = kind & WK_COND, taken = cond ? in->taken : true;
+    if (cond) st->cond_branches++;
+    else if (kind & WK_JUMP) st->jumps++;
+    if (bpred_update(m->bp, in->pc, in->d, taken, in->next_pc)) {
+      if (cond) st->cond_mispredicts++; else st->jump_mispredicts++;
+    }
+  }
+  return false;
 }

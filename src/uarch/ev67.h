@@ -46,6 +46,23 @@ const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in);
  * the next instruction is fetched after them. */
 void ev67_stall(struct ev67 *m, uint64_t cycles);
 
+/* Functional warming (sampled simulation, docs/sampled.md): updates, for one
+ * correct-path instruction in program order, every structure whose state
+ * outlives a detailed window, as ev67_step would leave it: the Icache and ITB
+ * (once per fetch line, with the Istream prefetch of a miss), the DTB, Dcache
+ * and Bcache (loads and stores, presented at `cycle`, an estimate of the
+ * time), the tournament predictor, jump table and return stack (the same
+ * bpred_update as ev67_step, so the predictor state is identical), and the
+ * stWait table's clearing. It times nothing, emits no fate and leaves the
+ * pipeline alone (ev67_stall drains it before a detailed window resumes).
+ * Returns true when the access takes the unaligned trap (nothing was
+ * accessed; the kernel's fix-up follows, as after ev67_step). */
+bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle);
+/* What warming saw, counted exactly as ev67_stats counts it in detail
+ * (retired, loads, stores, branches and their mispredicts, cache, TB and
+ * unaligned counts; the timing-only fields stay 0), per mode. */
+const struct ev67_stats *ev67_warm_stats(const struct ev67 *m, bool kernel);
+
 /* The cycle of the last retirement (the model's notion of "now"). */
 uint64_t ev67_now(const struct ev67 *m);
 
