@@ -19,6 +19,7 @@ PACKAGES=(
   bzip2                               # host bzip2 as a second oracle
   linux-perf                          # perf 6.1: reads our perf.data (tests)
   python3                             # independent readers in the tests (regs.sh, truth.sh)
+  tcl                                 # tclsh: generating sqlite3.c for speedtest1 (tests/realprogs)
   flex bison m4                       # cross-building Linux perf (its parsers) and elfutils (libcpu): tests/thirdparty/perf.sh
 )
 
