@@ -140,23 +140,6 @@ one() {
   compare_run "$prefix.d" "$bin" -d -c "$prefix.bz2" && echo "PASS $check"
 }
 
-# Writes the 1 MiB bzip2 input: text lines, counters and pseudo-random
-# bytes, so that both the sorting and the Huffman stages have work to do.
-make_input() {
-  perl -e '
-    my $x = 12345; my $s = "";
-    sub rnd { $x = ($x * 1103515245 + 12345) % 2147483648; return $x >> 8; }
-    my @w = qw(alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu);
-    while (length($s) < 1048576) {
-      my $r = rnd() % 10;
-      if ($r < 5) { $s .= join(" ", map { $w[rnd() % @w] } 1 .. 8) . "\n"; }
-      elsif ($r < 8) { $s .= sprintf("%08d,%d,%x\n", length($s), rnd() % 1000, rnd()); }
-      else { $s .= pack("C*", map { rnd() % 256 } 1 .. 64); }
-    }
-    print substr($s, 0, 1048576);
-  ' >"$input.tmp" && mv -f "$input.tmp" "$input"
-}
-
 if [ "${1:-}" = --one ]; then
   one "$2" >"$work/results/$2.res" 2>&1
   exit 0
@@ -175,7 +158,7 @@ if ! RP=$(bash "$root/tests/realprogs/build.sh" 2>"$out/build.err"); then
   exit 1
 fi
 tail -n 1 "$out/build.err"
-[ -f "$input" ] || make_input
+[ -f "$input" ] || bash "$root/tests/realprogs/input.sh" "$input"
 [ ! -x "$PROFILEME" ] && echo "note: $PROFILEME does not exist, so every realprogs check fails"
 
 items=()
