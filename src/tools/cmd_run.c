@@ -37,6 +37,9 @@ static void run_usage(FILE *f)
     "  --strace        print each system call, its raw arguments and result\n"
     "                  to stderr, as it completes\n"
     "  --paranoid N    kernel.perf_event_paranoid for the guest (default 2)\n"
+    "  --no-jit        interpret every instruction: the functional core's\n"
+    "                  translation of hot blocks to host code off (the same\n"
+    "                  results, slower; for comparing the two)\n"
     "  -h, --help      this text\n\n"
     "The exit status is the guest's; 128+N when signal N ended it.\n");
 }
@@ -123,6 +126,7 @@ int cmd_run(int argc, char **argv)
     { "timed", no_argument, 0, 'T' }, { "privileged", no_argument, 0, 'P' },
     { "paranoid", required_argument, 0, 'N' }, { "trace", no_argument, 0, 'X' },
     { "ram", required_argument, 0, 1101 }, { "strace", no_argument, 0, 1102 },
+    { "no-jit", no_argument, 0, 1103 },
     { 0, 0, 0, 0 },
   };
   struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" }, .perf = { .paranoid = 2 } };
@@ -152,6 +156,7 @@ int cmd_run(int argc, char **argv)
     }
     case 1101: if (tool_parse_ram("run", optarg, &mo.os.ram_bytes)) return 2; break;
     case 1102: mo.os.strace = true; break;
+    case 1103: mo.os.no_jit = true; break;
     case 'h': run_usage(stdout); return 0;
     default: run_usage(stderr); return 2;
     }
