@@ -25,6 +25,8 @@ struct guest_code {
   uint64_t page;
   const void **entry;    /* the translated block starting at each slot, or NULL (allocated
                             with the page's first block) */
+  unsigned blocks;       /* entries set since the last reset */
+  struct guest_mm *mm;   /* the address space (whose jump cache may point at the blocks) */
   uint8_t heat[GUEST_PAGE_INSNS];   /* arrivals at each slot, counted up to cpu.jit_hot */
 };
 
@@ -48,7 +50,11 @@ static void code_reset(struct guest_code *gc)
   memset(gc->in, 0, sizeof gc->in);
   gc->in[GUEST_PAGE_INSNS].id = XID_PAGE_END;
   memset(gc->heat, 0, sizeof gc->heat);
-  if (gc->entry) memset(gc->entry, 0, GUEST_PAGE_INSNS * sizeof *gc->entry);
+  if (gc->blocks) {
+    memset(gc->entry, 0, GUEST_PAGE_INSNS * sizeof *gc->entry);
+    if (gc->mm->jit) jit_forget(gc->mm->jit);   /* it may point at them */
+    gc->blocks = 0;
+  }
 }
 
 static void code_free(struct guest_code *gc)
@@ -111,6 +117,8 @@ static struct guest_code *code_for(struct cpu *cpu, struct guest_mm *mm, uint64_
     const uint8_t *host = mm_host(mm, page, 0);
     if (!gc || !host) { free(gc); return NULL; }
     gc->entry = NULL;
+    gc->blocks = 0;
+    gc->mm = mm;
     code_reset(gc);
     gc->host = host;
     gc->page = page;
@@ -244,33 +252,6 @@ static void gentrap(struct cpu *cpu, int64_t a0, uint64_t pc)
   default: sig = GSIG_TRAP; code = TRAP_UNK; break;
   }
   set_trap(cpu, sig, code, pc, a0);
-}
-
-/* Maps FP operate ids to (operation, S format). */
-static bool fp_op_of(int id, enum axp_fpop *op, bool *s)
-{
-  switch (id) {
-  case AXP_ADDS: *op = AXP_FP_ADD; *s = true; return true;
-  case AXP_SUBS: *op = AXP_FP_SUB; *s = true; return true;
-  case AXP_MULS: *op = AXP_FP_MUL; *s = true; return true;
-  case AXP_DIVS: *op = AXP_FP_DIV; *s = true; return true;
-  case AXP_SQRTS: *op = AXP_FP_SQRT; *s = true; return true;
-  case AXP_ADDT: *op = AXP_FP_ADD; *s = false; return true;
-  case AXP_SUBT: *op = AXP_FP_SUB; *s = false; return true;
-  case AXP_MULT: *op = AXP_FP_MUL; *s = false; return true;
-  case AXP_DIVT: *op = AXP_FP_DIV; *s = false; return true;
-  case AXP_SQRTT: *op = AXP_FP_SQRT; *s = false; return true;
-  case AXP_CMPTUN: *op = AXP_FP_CMPUN; *s = false; return true;
-  case AXP_CMPTEQ: *op = AXP_FP_CMPEQ; *s = false; return true;
-  case AXP_CMPTLT: *op = AXP_FP_CMPLT; *s = false; return true;
-  case AXP_CMPTLE: *op = AXP_FP_CMPLE; *s = false; return true;
-  case AXP_CVTTS: *op = AXP_FP_CVTTS; *s = true; return true;
-  case AXP_CVTST: *op = AXP_FP_CVTST; *s = false; return true;
-  case AXP_CVTTQ: *op = AXP_FP_CVTTQ; *s = false; return true;
-  case AXP_CVTQS: *op = AXP_FP_CVTQS; *s = true; return true;
-  case AXP_CVTQT: *op = AXP_FP_CVTQT; *s = false; return true;
-  default: return false;
-  }
 }
 
 /* FP branch and fcmov conditions on raw register bits: +-0 are zero, the sign
@@ -413,7 +394,10 @@ static const void *jit_block(struct cpu *cpu, struct guest_mm *mm, struct guest_
     jit_reset(mm->jit);
     e = jit_translate(mm->jit, code->page, s, jit_slot, code, &full);
   }
-  if (e) code->entry[s] = e;
+  if (e) {
+    code->entry[s] = e;
+    code->blocks++;
+  }
   return e;
 }
 
@@ -427,6 +411,12 @@ static void jit_go(struct cpu *cpu, struct guest_mm *mm, struct axp_ctx *c,
   unsigned s = (unsigned)((*npc & GUEST_PAGE_MASK) >> 2);
   const void *e = code->entry ? code->entry[s] : NULL;
   if (!e && !(e = jit_block(cpu, mm, code, s))) return;
+  if (mm->jit_map_gen != mm->map_gen) {
+    /* Pages were unmapped or changed since the jump cache was filled. */
+    jit_forget(mm->jit);
+    mm->jit_map_gen = mm->map_gen;
+  }
+  jit_remember(mm->jit, *npc, e);
   struct jit_frame f = { .left = *left, .pc = *npc, .r = c->r, .tlb_r = mm->tlb_r, .tlb_w = mm->tlb_w };
   for (;;) {
     f.link = NULL;
@@ -442,6 +432,7 @@ static void jit_go(struct cpu *cpu, struct guest_mm *mm, struct axp_ctx *c,
     }
     /* A link site comes only from a direct branch to this same page. */
     if (f.link) jit_link(f.link, e);
+    jit_remember(mm->jit, f.pc, e);
   }
   *npc = f.pc;
   *left = f.left;

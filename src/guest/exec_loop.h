@@ -338,7 +338,7 @@ L_CMPTUN: L_CMPTEQ: L_CMPTLT: L_CMPTLE: L_CVTST: L_CVTTS: L_CVTTQ: L_CVTQS: L_CV
 L_SQRTS: L_SQRTT: {
     enum axp_fpop op = AXP_FP_ADD; bool s = false;
     uint32_t exc = 0;
-    fp_op_of(in->id, &op, &s);
+    axp_fp_op_of(in->id, &op, &s);
     f[in->rc] = axp_fp_operate(op, s, in->fn, f[in->ra], f[in->rb], c->fpcr, &exc);
     FP_COMPLETE(exc);
   }

@@ -19,7 +19,11 @@
  *    write-TLB entry), so no page's code changes while its blocks run; the
  *    executor drops a page's blocks when its code is reset.
  *  - Direct jumps from block to block (jit_link) stay within one page, so
- *    that dropping a page's blocks leaves no jump into them.
+ *    that dropping a page's blocks leaves no jump into them. Branches to
+ *    other pages and indirect ones go through the jump cache, a table from
+ *    pc to block that the executor fills (jit_remember) and empties
+ *    whenever a block may have gone (jit_forget): a page's code reset, a
+ *    change of the mappings, a reset of the cache.
  * Host-specific: on a host other than x86-64, jit_create returns NULL and
  * everything is interpreted. */
 #ifndef GUEST_JIT_H
@@ -54,6 +58,7 @@ struct jit_frame {
                            jump to point at the next block (jit_link), else left alone */
   uint64_t *r;          /* axp_ctx.r (the FP registers follow it, axp_ctx.f) */
   const void *tlb_r, *tlb_w;   /* guest_mm.tlb_r and tlb_w */
+  const void *jump;     /* the jump cache (filled in by jit_run) */
 };
 
 /* One address space's translated code (guest_mm.jit). */
@@ -84,6 +89,11 @@ void jit_run(struct jit_cache *jc, struct jit_frame *f, const void *entry);
 /* Points the direct jump at site (from a NEXT exit's f->link) at entry, a
  * block of the same page, so the next pass goes straight there. */
 void jit_link(uint8_t *site, const void *entry);
+
+/* The jump cache: translated code that branches to pc goes straight to
+ * entry, the block starting there, until jit_forget. */
+void jit_remember(struct jit_cache *jc, uint64_t pc, const void *entry);
+void jit_forget(struct jit_cache *jc);
 
 /* Blocks translated and bytes of code, for --stats and tests. */
 void jit_counts(const struct jit_cache *jc, uint64_t *blocks, uint64_t *bytes);

@@ -110,6 +110,7 @@ struct guest_mm {
    * freed with the space by jit_free; not inherited by a fork. */
   struct jit_cache *jit;
   void (*jit_free)(struct jit_cache *);
+  uint64_t jit_map_gen;       /* map_gen when its jump cache was last emptied */
   int refs;
   /* The mappings (sorted; see struct guest_vma) and what exec recorded of
    * the image, as Linux's mm_struct has them for /proc/PID/{maps,stat,status}. */

@@ -6,6 +6,7 @@
  * the low 32 bits for S, IEEE double for T. The host rounding mode is nearest on
  * entry and exit; host exception flags are cleared before each host operation. */
 #include "isa/fp.h"
+#include "isa/isa.h"
 
 #include <fenv.h>
 #include <math.h>
@@ -416,4 +417,30 @@ int axp_fp_complete(uint32_t fn11, uint32_t exc, uint64_t *fpcr, uint64_t *swcr)
   if (trap & ST_OVF) return AXP_FPE_FLTOVF;
   if (trap & ST_UNF) return AXP_FPE_FLTUND;
   return AXP_FPE_FLTRES;
+}
+
+bool axp_fp_op_of(unsigned id, enum axp_fpop *op, bool *s)
+{
+  switch (id) {
+  case AXP_ADDS: *op = AXP_FP_ADD; *s = true; return true;
+  case AXP_SUBS: *op = AXP_FP_SUB; *s = true; return true;
+  case AXP_MULS: *op = AXP_FP_MUL; *s = true; return true;
+  case AXP_DIVS: *op = AXP_FP_DIV; *s = true; return true;
+  case AXP_SQRTS: *op = AXP_FP_SQRT; *s = true; return true;
+  case AXP_ADDT: *op = AXP_FP_ADD; *s = false; return true;
+  case AXP_SUBT: *op = AXP_FP_SUB; *s = false; return true;
+  case AXP_MULT: *op = AXP_FP_MUL; *s = false; return true;
+  case AXP_DIVT: *op = AXP_FP_DIV; *s = false; return true;
+  case AXP_SQRTT: *op = AXP_FP_SQRT; *s = false; return true;
+  case AXP_CMPTUN: *op = AXP_FP_CMPUN; *s = false; return true;
+  case AXP_CMPTEQ: *op = AXP_FP_CMPEQ; *s = false; return true;
+  case AXP_CMPTLT: *op = AXP_FP_CMPLT; *s = false; return true;
+  case AXP_CMPTLE: *op = AXP_FP_CMPLE; *s = false; return true;
+  case AXP_CVTTS: *op = AXP_FP_CVTTS; *s = true; return true;
+  case AXP_CVTST: *op = AXP_FP_CVTST; *s = false; return true;
+  case AXP_CVTTQ: *op = AXP_FP_CVTTQ; *s = false; return true;
+  case AXP_CVTQS: *op = AXP_FP_CVTQS; *s = true; return true;
+  case AXP_CVTQT: *op = AXP_FP_CVTQT; *s = false; return true;
+  default: return false;
+  }
 }
