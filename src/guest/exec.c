@@ -417,7 +417,7 @@ static void jit_go(struct cpu *cpu, struct guest_mm *mm, struct axp_ctx *c,
     mm->jit_map_gen = mm->map_gen;
   }
   jit_remember(mm->jit, *npc, e);
-  struct jit_frame f = { .left = *left, .pc = *npc, .r = c->r, .tlb_r = mm->tlb_r, .tlb_w = mm->tlb_w };
+  struct jit_frame f = { .left = *left, .pc = *npc, .r = c->r, .tlb_r = mm->tlb_r };
   for (;;) {
     f.link = NULL;
     jit_run(mm->jit, &f, e);

@@ -2,16 +2,20 @@
  * in one executable arena per address space, filled front to back and
  * emptied whole when full (the executor drops every block pointer first).
  *
- * Translated code keeps no guest state in host registers between
- * instructions: guest registers stay in axp_ctx, so an exit anywhere needs
- * no write-back and the interpreter finds everything where it left it.
- * Host registers while it runs (callee-saved, so C helpers keep them):
+ * Every guest register write goes to axp_ctx at once, so an exit anywhere
+ * needs no write-back and the interpreter finds everything where it left
+ * it; within a block, host registers also keep copies of recently used
+ * integer registers (write-through), so that an instruction reads its
+ * operands from registers rather than from the store it depends on.
+ * Host registers while it runs:
  *   rbx  &ctx->r[0] (the FP registers at rbx + 8*33)
  *   rbp  the struct jit_frame
- *   r12  guest_mm.tlb_r      r13  guest_mm.tlb_w
- *   r14  the jump cache       r15  a value kept across a helper call (sts)
- * rax, rcx, rdx, rsi, rdi are scratch. The stack is 16-byte aligned inside
- * translated code, so it may call C helpers.
+ *   r12  guest_mm.tlb_r (tlb_w follows it)
+ *   r15  the budget left (frame.left while translated code runs)
+ *   r8-r11, r13, r14  copies of guest registers (r8-r11 lost at a C call)
+ *   rax, rcx, rdx, rsi, rdi  scratch
+ * (rbx, rbp, r12-r15 are callee-saved, so C helpers keep them.) The stack
+ * is 16-byte aligned inside translated code, so it may call C helpers.
  *
  * Each block begins with its budget check (sub n from left; if that borrows,
  * give it back and leave for the interpreter at the block's start), then its
@@ -127,20 +131,10 @@ static void mov_rr(struct emit *e, int dst, int src) { op_reg(e, 1, 0x89, src, d
 static void mov32_rr(struct emit *e, int dst, int src) { op_reg(e, 0, 0x89, src, dst); }
 static void xor32_rr(struct emit *e, int r) { op_reg(e, 0, 0x31, r, r); }
 static void alu_rr(struct emit *e, int op, int dst, int src) { op_reg(e, 1, (unsigned)op * 8 + 1, src, dst); }
-static void alu_rm(struct emit *e, int op, int dst, int base, int32_t d)
-{
-  op_mem(e, 1, (unsigned)op * 8 + 3, dst, base, d);
-}
 /* op dst, imm32 (sign-extended); w = 0 for the 32-bit form. */
 static void alu_ri(struct emit *e, int w, int op, int dst, int32_t imm)
 {
   op_reg(e, w, is_s8(imm) ? 0x83 : 0x81, op, dst);
-  if (is_s8(imm)) put1(e, (uint8_t)imm); else put4(e, (uint32_t)imm);
-}
-/* op qword [base + d], imm32 (sign-extended). */
-static void alu_mi(struct emit *e, int op, int base, int32_t d, int32_t imm)
-{
-  op_mem(e, 1, is_s8(imm) ? 0x83 : 0x81, op, base, d);
   if (is_s8(imm)) put1(e, (uint8_t)imm); else put4(e, (uint32_t)imm);
 }
 static void shift_ri(struct emit *e, int w, int kind, int r, unsigned n)
@@ -170,11 +164,6 @@ static void setcc(struct emit *e, int cc, int r)
 static void cmov(struct emit *e, int cc, int dst, int src) { op_reg(e, 1, 0x0F40u + (unsigned)cc, dst, src); }
 static void test_rr(struct emit *e, int a, int b) { op_reg(e, 1, 0x85, b, a); }
 static void test32_ri(struct emit *e, int r, uint32_t imm) { op_reg(e, 0, 0xF7, 0, r); put4(e, imm); }
-static void test8_mi(struct emit *e, int base, int32_t d, uint8_t imm)
-{
-  op_mem(e, 0, 0xF6, 0, base, d);
-  put1(e, imm);
-}
 static void imul_rr(struct emit *e, int dst, int src) { op_reg(e, 1, 0x0FAF, dst, src); }
 static void mul_r(struct emit *e, int src) { op_reg(e, 1, 0xF7, 4, src); }
 static void lea_rm(struct emit *e, int dst, int base, int32_t d) { op_mem(e, 1, 0x8D, dst, base, d); }
@@ -219,13 +208,31 @@ static void set_rel32(uint8_t *site, const void *target)
   memcpy(site, &rel, 4);
 }
 static void jmp_to(struct emit *e, const void *target) { set_rel32(jmp(e), target); }
-/* call fn (through rax, which it clobbers). */
-static void call_fn(struct emit *e, uint64_t fn)
-{
-  mov_ri(e, RAX, fn);
-  put1(e, 0xFF);
-  put1(e, 0xD0);
-}
+
+/* ---- a block ---- */
+
+/* An exit stub to write after the block's code. */
+struct stub {
+  uint8_t *site;        /* the jump to it (rel32) */
+  uint64_t pc;          /* where the interpreter goes on */
+  uint32_t refund;      /* instructions of the block not run */
+  bool interp;          /* JIT_EXIT_INTERP, else JIT_EXIT_NEXT */
+  bool linkable;        /* a NEXT exit to a block of the same page */
+};
+
+/* A block being translated. */
+struct block {
+  struct emit e;
+  struct jit_cache *jc;
+  uint64_t page;
+  unsigned n;           /* instructions in the block */
+  struct stub stubs[2 * JIT_MAX_INSNS + 2];
+  unsigned nstubs;
+  /* The register copies: the guest register each host register holds
+   * (pool registers only; -1: none), and when it was last used (LRU). */
+  int8_t holds[16];
+  uint32_t used[16], clock;
+};
 
 /* ---- the frame and the guest registers ---- */
 
@@ -235,7 +242,8 @@ static void call_fn(struct emit *e, uint64_t fn)
 #define F_LINK ((int32_t)offsetof(struct jit_frame, link))
 #define F_R ((int32_t)offsetof(struct jit_frame, r))
 #define F_TLBR ((int32_t)offsetof(struct jit_frame, tlb_r))
-#define F_TLBW ((int32_t)offsetof(struct jit_frame, tlb_w))
+/* guest_mm.tlb_w, from r12 (tlb_r) */
+#define TLB_W ((int32_t)(offsetof(struct guest_mm, tlb_w) - offsetof(struct guest_mm, tlb_r)))
 #define F_JUMP ((int32_t)offsetof(struct jit_frame, jump))
 /* The jump cache entry of pc, as an offset from its start. */
 static int32_t jump_off(uint64_t pc) { return (int32_t)(((pc >> 2) & (JUMP_SIZE - 1)) * sizeof(struct jump)); }
@@ -244,40 +252,102 @@ static int32_t jump_off(uint64_t pc) { return (int32_t)(((pc >> 2) & (JUMP_SIZE 
 #define GREG(i) ((int32_t)(8 * (i)))
 #define FREG(i) (CTX(f) + (int32_t)(8 * (i)))
 
+/* The pool of host registers that keep copies of guest registers. */
+static const int pool[] = { R13, R14, R8, R9, R10, R11 };
+#define NPOOL (sizeof pool / sizeof pool[0])
+
+static void cache_clear(struct block *b)
+{
+  memset(b->holds, -1, sizeof b->holds);
+}
+/* After a call into C: r8-r11 are the callee's. */
+static void cache_clear_caller_saved(struct block *b)
+{
+  b->holds[R8] = b->holds[R9] = b->holds[R10] = b->holds[R11] = -1;
+}
+/* The pool register holding guest register g, or -1. */
+static int cache_find(struct block *b, unsigned g)
+{
+  for (unsigned i = 0; i < NPOOL; i++)
+    if (b->holds[pool[i]] == (int)g) { b->used[pool[i]] = ++b->clock; return pool[i]; }
+  return -1;
+}
+/* A pool register to hold guest register g from now on: a free one or the
+ * least recently used (never one used by the instruction being translated:
+ * it uses fewer registers than the pool has, and each use makes it the most
+ * recent). */
+static int cache_take(struct block *b, unsigned g)
+{
+  int v = pool[0];
+  for (unsigned i = 0; i < NPOOL; i++) {
+    int r = pool[i];
+    if (b->holds[r] < 0) { v = r; break; }
+    if (b->used[r] < b->used[v]) v = r;
+  }
+  b->holds[v] = (int8_t)g;
+  b->used[v] = ++b->clock;
+  return v;
+}
+
 /* x = r[g] ($31 reads 0). */
-static void ld_g(struct emit *e, int x, unsigned g)
+static void ld_g(struct block *b, int x, unsigned g)
 {
-  if (g == 31) xor32_rr(e, x);
-  else mov_rm(e, x, RBX, GREG(g));
+  struct emit *e = &b->e;
+  if (g == 31) { xor32_rr(e, x); return; }
+  int h = cache_find(b, g);
+  if (h >= 0) { mov_rr(e, x, h); return; }
+  mov_rm(e, x, RBX, GREG(g));
+  mov_rr(e, cache_take(b, g), x);
 }
-/* r[g] = x; writes to $31 (slot 32 after predecode) vanish. */
-static void st_g(struct emit *e, unsigned g, int x)
+/* The register that holds r[g], loaded into the pool if need be: for an
+ * operand the instruction only reads. */
+static int reg_g(struct block *b, unsigned g)
 {
-  if (g < 31) mov_mr(e, RBX, GREG(g), x);
+  int h = cache_find(b, g);
+  if (h < 0) mov_rm(&b->e, h = cache_take(b, g), RBX, GREG(g));
+  return h;
 }
-static void ld_f(struct emit *e, int x, unsigned g)
+/* r[g] = x, in axp_ctx and in the pool; writes to $31 (slot 32 after
+ * predecode) vanish. */
+static void st_g(struct block *b, unsigned g, int x)
 {
-  if (g == 31) xor32_rr(e, x);
-  else mov_rm(e, x, RBX, FREG(g));
+  if (g >= 31) return;
+  mov_mr(&b->e, RBX, GREG(g), x);
+  int h = cache_find(b, g);
+  mov_rr(&b->e, h >= 0 ? h : cache_take(b, g), x);
 }
-static void st_f(struct emit *e, unsigned g, int x)
+static void ld_f(struct block *b, int x, unsigned g)
 {
-  if (g < 31) mov_mr(e, RBX, FREG(g), x);
+  if (g == 31) xor32_rr(&b->e, x);
+  else mov_rm(&b->e, x, RBX, FREG(g));
+}
+static void st_f(struct block *b, unsigned g, int x)
+{
+  if (g < 31) mov_mr(&b->e, RBX, FREG(g), x);
 }
 static bool lit(const struct axp_insn *in) { return in->flags & AXP_F_LIT; }
 static uint64_t litv(const struct axp_insn *in) { return (uint32_t)in->imm; }
 /* x = Rbv (the literal or Rb). */
-static void ld_b(struct emit *e, int x, const struct axp_insn *in)
+static void ld_b(struct block *b, int x, const struct axp_insn *in)
 {
-  if (lit(in)) mov_ri(e, x, litv(in));
-  else ld_g(e, x, in->rb);
+  if (lit(in)) mov_ri(&b->e, x, litv(in));
+  else ld_g(b, x, in->rb);
 }
 /* op x, Rbv. */
-static void alu_b(struct emit *e, int op, int x, const struct axp_insn *in)
+static void alu_b(struct block *b, int op, int x, const struct axp_insn *in)
 {
-  if (lit(in)) alu_ri(e, 1, op, x, (int32_t)litv(in));
-  else if (in->rb == 31) alu_ri(e, 1, op, x, 0);
-  else alu_rm(e, op, x, RBX, GREG(in->rb));
+  if (lit(in)) alu_ri(&b->e, 1, op, x, (int32_t)litv(in));
+  else if (in->rb == 31) alu_ri(&b->e, 1, op, x, 0);
+  else alu_rr(&b->e, op, x, reg_g(b, in->rb));
+}
+/* call fn (through rax, which it clobbers with r8-r11 and the scratch
+ * registers). */
+static void call_fn(struct block *b, uint64_t fn)
+{
+  mov_ri(&b->e, RAX, fn);
+  put1(&b->e, 0xFF);
+  put1(&b->e, 0xD0);
+  cache_clear_caller_saved(b);
 }
 
 /* ---- C helpers for the operations not worth inline code ---- */
@@ -438,24 +508,6 @@ static enum kind kind_of(const struct axp_insn *in)
 
 /* ---- one block ---- */
 
-/* An exit stub to write after the block's code. */
-struct stub {
-  uint8_t *site;        /* the jump to it (rel32) */
-  uint64_t pc;          /* where the interpreter goes on */
-  uint32_t refund;      /* instructions of the block not run */
-  bool interp;          /* JIT_EXIT_INTERP, else JIT_EXIT_NEXT */
-  bool linkable;        /* a NEXT exit to a block of the same page */
-};
-
-struct block {
-  struct emit e;
-  struct jit_cache *jc;
-  uint64_t page;
-  unsigned n;           /* instructions in the block */
-  struct stub stubs[2 * JIT_MAX_INSNS + 2];
-  unsigned nstubs;
-};
-
 static void add_stub(struct block *b, uint8_t *site, uint64_t pc, uint32_t refund, bool interp)
 {
   b->stubs[b->nstubs++] = (struct stub){
@@ -481,9 +533,10 @@ static void exit_next(struct block *b, uint64_t pc)
   } else {
     /* Another page: through the jump cache. */
     mov_ri(e, RAX, pc);
-    op_mem(e, 1, 0x3B, RAX, R14, jump_off(pc));           /* cmp rax, [r14 + pc's entry] */
+    mov_rm(e, RCX, RBP, F_JUMP);
+    op_mem(e, 1, 0x3B, RAX, RCX, jump_off(pc));           /* cmp rax, [jump + pc's entry] */
     uint8_t *miss = jcc(e, CC_NE);
-    op_mem(e, 0, 0xFF, 4, R14, jump_off(pc) + 8);         /* jmp [r14 + pc's entry + 8] */
+    op_mem(e, 0, 0xFF, 4, RCX, jump_off(pc) + 8);         /* jmp [jump + pc's entry + 8] */
     set_rel32(miss, e->p);
     mov_mr(e, RBP, F_PC, RAX);
   }
@@ -494,12 +547,13 @@ static void exit_next(struct block *b, uint64_t pc)
 static void exit_indirect(struct block *b)
 {
   struct emit *e = &b->e;
-  mov32_rr(e, RCX, RAX);                                  /* ecx = pc's entry offset */
-  shift_ri(e, 0, SH_SHL, RCX, 2);
-  alu_ri(e, 0, ALU_AND, RCX, (JUMP_SIZE - 1) * (int32_t)sizeof(struct jump));
-  op_idx(e, 1, 0x3B, RAX, R14, RCX, 0);                   /* cmp rax, [r14 + rcx] */
+  mov32_rr(e, RDX, RAX);                                  /* edx = pc's entry offset */
+  shift_ri(e, 0, SH_SHL, RDX, 2);
+  alu_ri(e, 0, ALU_AND, RDX, (JUMP_SIZE - 1) * (int32_t)sizeof(struct jump));
+  mov_rm(e, RCX, RBP, F_JUMP);
+  op_idx(e, 1, 0x3B, RAX, RCX, RDX, 0);                   /* cmp rax, [jump + rdx] */
   uint8_t *miss = jcc(e, CC_NE);
-  op_idx(e, 0, 0xFF, 4, R14, RCX, 8);                     /* jmp [r14 + rcx + 8] */
+  op_idx(e, 0, 0xFF, 4, RCX, RDX, 8);                     /* jmp [jump + rdx + 8] */
   set_rel32(miss, e->p);
   mov_mr(e, RBP, F_PC, RAX);
   jmp_to(e, b->jc->exit_next);
@@ -514,30 +568,27 @@ static void exit_interp(struct block *b, uint64_t pc)
 }
 
 /* rax = the effective address of a memory-format instruction. */
-static void ea(struct emit *e, const struct axp_insn *in)
+static void ea(struct block *b, const struct axp_insn *in)
 {
-  if (in->rb == 31) {
-    mov_ri(e, RAX, (uint64_t)(int64_t)in->imm);
-  } else {
-    ld_g(e, RAX, in->rb);
-    if (in->imm) alu_ri(e, 1, ALU_ADD, RAX, in->imm);
-  }
+  if (in->rb == 31) mov_ri(&b->e, RAX, (uint64_t)(int64_t)in->imm);
+  else lea_rm(&b->e, RAX, reg_g(b, in->rb), in->imm);
 }
 
 /* rax = the host address of the access of `size` bytes at guest rax, through
- * the TLB at tlb (R12 or R13); a miss (which includes a misaligned address:
+ * the read or the write TLB; a miss (which includes a misaligned address:
  * the tag keeps the low bits) leaves for the interpreter at instruction k. */
-static void tlb(struct block *b, int tlbreg, unsigned size, uint64_t pc, unsigned k)
+static void tlb(struct block *b, bool write, unsigned size, uint64_t pc, unsigned k)
 {
+  int32_t base = write ? TLB_W : 0;
   struct emit *e = &b->e;
   mov32_rr(e, RCX, RAX);                                /* ecx = entry offset: */
   shift_ri(e, 0, SH_SHR, RCX, GUEST_PAGE_SHIFT - 4);    /* ((a >> 13) & 511) * 16 */
   alu_ri(e, 0, ALU_AND, RCX, (GUEST_TLB_SIZE - 1) << 4);
   mov_rr(e, RDX, RAX);
   alu_ri(e, 1, ALU_AND, RDX, (int32_t)(~GUEST_PAGE_MASK | (size - 1)));
-  op_idx(e, 1, 0x3B, RDX, tlbreg, RCX, 0);              /* cmp rdx, [tlb + rcx] (tag) */
+  op_idx(e, 1, 0x3B, RDX, R12, RCX, base);              /* cmp rdx, [tlb + rcx] (tag) */
   add_stub(b, jcc(e, CC_NE), pc, b->n - k, true);
-  op_idx(e, 1, 0x03, RAX, tlbreg, RCX, 8);              /* add rax, [tlb + rcx + 8] (addend) */
+  op_idx(e, 1, 0x03, RAX, R12, RCX, base + 8);          /* add rax, [tlb + rcx + 8] (addend) */
 }
 
 _Static_assert(sizeof(struct guest_tlb_entry) == 16 &&
@@ -552,10 +603,10 @@ static void operate(struct block *b, const struct axp_insn *in)
   if (rc >= 31) return;   /* no effect but its result, which goes nowhere */
   helper2 h = helper_of(id, in);
   if (h) {
-    ld_g(e, RDI, in->ra);
-    ld_b(e, RSI, in);
-    call_fn(e, FN(h));
-    st_g(e, rc, RAX);
+    ld_g(b, RDI, in->ra);
+    ld_b(b, RSI, in);
+    call_fn(b, FN(h));
+    st_g(b, rc, RAX);
     return;
   }
   switch (id) {
@@ -568,33 +619,33 @@ static void operate(struct block *b, const struct axp_insn *in)
              id == AXP_S8ADDL || id == AXP_S8SUBL;
     unsigned sh = id == AXP_S4ADDL || id == AXP_S4ADDQ || id == AXP_S4SUBL || id == AXP_S4SUBQ ? 2
                 : id == AXP_S8ADDL || id == AXP_S8ADDQ || id == AXP_S8SUBL || id == AXP_S8SUBQ ? 3 : 0;
-    ld_g(e, RAX, in->ra);
+    ld_g(b, RAX, in->ra);
     if (sh) shift_ri(e, 1, SH_SHL, RAX, sh);
-    alu_b(e, sub ? ALU_SUB : ALU_ADD, RAX, in);
+    alu_b(b, sub ? ALU_SUB : ALU_ADD, RAX, in);
     if (l) movsxd_rr(e, RAX, RAX);
     break;
   }
   case AXP_CMPEQ: case AXP_CMPLT: case AXP_CMPLE: case AXP_CMPULT: case AXP_CMPULE: {
     int cc = id == AXP_CMPEQ ? CC_E : id == AXP_CMPLT ? CC_L : id == AXP_CMPLE ? CC_LE
            : id == AXP_CMPULT ? CC_B : CC_BE;
-    ld_g(e, RCX, in->ra);
+    ld_g(b, RCX, in->ra);
     xor32_rr(e, RAX);
-    alu_b(e, ALU_CMP, RCX, in);
+    alu_b(b, ALU_CMP, RCX, in);
     setcc(e, cc, RAX);
     break;
   }
   case AXP_AND: case AXP_BIS: case AXP_XOR:
     if (in->ra == 31 && id != AXP_AND) {
-      ld_b(e, RAX, in);
+      ld_b(b, RAX, in);
     } else {
-      ld_g(e, RAX, in->ra);
-      alu_b(e, id == AXP_AND ? ALU_AND : id == AXP_BIS ? ALU_OR : ALU_XOR, RAX, in);
+      ld_g(b, RAX, in->ra);
+      alu_b(b, id == AXP_AND ? ALU_AND : id == AXP_BIS ? ALU_OR : ALU_XOR, RAX, in);
     }
     break;
   case AXP_BIC: case AXP_ORNOT: case AXP_EQV:
-    ld_b(e, RCX, in);
+    ld_b(b, RCX, in);
     not_r(e, RCX);
-    ld_g(e, RAX, in->ra);
+    ld_g(b, RAX, in->ra);
     alu_rr(e, id == AXP_BIC ? ALU_AND : id == AXP_ORNOT ? ALU_OR : ALU_XOR, RAX, RCX);
     break;
   case AXP_CMOVEQ: case AXP_CMOVNE: case AXP_CMOVLT: case AXP_CMOVGE: case AXP_CMOVLE:
@@ -602,9 +653,9 @@ static void operate(struct block *b, const struct axp_insn *in)
     int cc = id == AXP_CMOVEQ ? CC_E : id == AXP_CMOVNE ? CC_NE : id == AXP_CMOVLT ? CC_L
            : id == AXP_CMOVGE ? CC_GE : id == AXP_CMOVLE ? CC_LE : id == AXP_CMOVGT ? CC_G
            : id == AXP_CMOVLBS ? CC_NE : CC_E;
-    ld_g(e, RDX, in->ra);
-    ld_b(e, RCX, in);
-    mov_rm(e, RAX, RBX, GREG(rc));          /* the old value stays unless moved */
+    ld_g(b, RDX, in->ra);
+    ld_b(b, RCX, in);
+    ld_g(b, RAX, rc);                       /* the old value stays unless moved */
     if (id == AXP_CMOVLBS || id == AXP_CMOVLBC) test32_ri(e, RDX, 1);
     else test_rr(e, RDX, RDX);
     cmov(e, cc, RAX, RCX);
@@ -612,11 +663,11 @@ static void operate(struct block *b, const struct axp_insn *in)
   }
   case AXP_SLL: case AXP_SRL: case AXP_SRA: {
     int k = id == AXP_SLL ? SH_SHL : id == AXP_SRL ? SH_SHR : SH_SAR;
-    ld_g(e, RAX, in->ra);
+    ld_g(b, RAX, in->ra);
     if (lit(in)) {
       if (litv(in) & 63) shift_ri(e, 1, k, RAX, litv(in) & 63);
     } else {
-      ld_g(e, RCX, in->rb);
+      ld_g(b, RCX, in->rb);
       shift_rcl(e, k, RAX);                 /* x86 takes the count mod 64 as Alpha does */
     }
     break;
@@ -624,13 +675,13 @@ static void operate(struct block *b, const struct axp_insn *in)
   case AXP_EXTBL: case AXP_EXTWL: case AXP_EXTLL: case AXP_EXTQL:
   case AXP_EXTWH: case AXP_EXTLH: case AXP_EXTQH: {
     bool high = id == AXP_EXTWH || id == AXP_EXTLH || id == AXP_EXTQH;
-    ld_g(e, RAX, in->ra);
+    ld_g(b, RAX, in->ra);
     if (lit(in)) {
       unsigned s = (unsigned)(litv(in) & 7) * 8;
       if (high) s = (64 - s) & 63;
       if (s) shift_ri(e, 1, high ? SH_SHL : SH_SHR, RAX, s);
     } else {
-      ld_g(e, RCX, in->rb);
+      ld_g(b, RCX, in->rb);
       alu_ri(e, 0, ALU_AND, RCX, 7);
       shift_ri(e, 0, SH_SHL, RCX, 3);
       if (high) neg_r(e, RCX);              /* (64 - 8*pos) mod 64 */
@@ -642,14 +693,14 @@ static void operate(struct block *b, const struct axp_insn *in)
     break;
   }
   case AXP_INSBL: case AXP_INSWL: case AXP_INSLL: case AXP_INSQL:
-    ld_g(e, RAX, in->ra);
+    ld_g(b, RAX, in->ra);
     if (id == AXP_INSBL) movzx8_rr(e, RAX, RAX);
     else if (id == AXP_INSWL) movzx16_rr(e, RAX, RAX);
     else if (id == AXP_INSLL) mov32_rr(e, RAX, RAX);
     if (lit(in)) {
       if (litv(in) & 7) shift_ri(e, 1, SH_SHL, RAX, (unsigned)(litv(in) & 7) * 8);
     } else {
-      ld_g(e, RCX, in->rb);
+      ld_g(b, RCX, in->rb);
       alu_ri(e, 0, ALU_AND, RCX, 7);
       shift_ri(e, 0, SH_SHL, RCX, 3);
       shift_rcl(e, SH_SHL, RAX);
@@ -657,11 +708,11 @@ static void operate(struct block *b, const struct axp_insn *in)
     break;
   case AXP_MSKBL: case AXP_MSKWL: case AXP_MSKLL: case AXP_MSKQL: {
     uint64_t w = id == AXP_MSKBL ? AXP_W_B : id == AXP_MSKWL ? AXP_W_W : id == AXP_MSKLL ? AXP_W_L : AXP_W_Q;
-    ld_g(e, RAX, in->ra);
+    ld_g(b, RAX, in->ra);
     if (lit(in)) {
       mov_ri(e, RDX, ~(w << ((litv(in) & 7) * 8)));
     } else {
-      ld_g(e, RCX, in->rb);
+      ld_g(b, RCX, in->rb);
       alu_ri(e, 0, ALU_AND, RCX, 7);
       shift_ri(e, 0, SH_SHL, RCX, 3);
       mov_ri(e, RDX, w);
@@ -674,7 +725,7 @@ static void operate(struct block *b, const struct axp_insn *in)
   case AXP_ZAP: case AXP_ZAPNOT: {          /* literal forms; the others have helpers */
     uint64_t m = axp_bytemask(litv(in) & 0xFF);
     if (id == AXP_ZAP) m = ~m;
-    ld_g(e, RAX, in->ra);
+    ld_g(b, RAX, in->ra);
     if (m == AXP_W_L) mov32_rr(e, RAX, RAX);
     else if (m == AXP_W_W) movzx16_rr(e, RAX, RAX);
     else if (m == AXP_W_B) movzx8_rr(e, RAX, RAX);
@@ -682,24 +733,24 @@ static void operate(struct block *b, const struct axp_insn *in)
     break;
   }
   case AXP_SEXTB: case AXP_SEXTW:
-    ld_b(e, RAX, in);
+    ld_b(b, RAX, in);
     if (id == AXP_SEXTB) movsx8_rr(e, RAX, RAX);
     else movsx16_rr(e, RAX, RAX);
     break;
   case AXP_MULL: case AXP_MULQ:
-    ld_g(e, RAX, in->ra);
-    ld_b(e, RCX, in);
+    ld_g(b, RAX, in->ra);
+    ld_b(b, RCX, in);
     imul_rr(e, RAX, RCX);
     if (id == AXP_MULL) movsxd_rr(e, RAX, RAX);   /* the low 32 bits of the product, sign-extended */
     break;
   case AXP_UMULH:
-    ld_g(e, RAX, in->ra);
-    ld_b(e, RCX, in);
+    ld_g(b, RAX, in->ra);
+    ld_b(b, RCX, in);
     mul_r(e, RCX);
     mov_rr(e, RAX, RDX);
     break;
   case AXP_AMASK:
-    ld_b(e, RAX, in);
+    ld_b(b, RAX, in);
     alu_ri(e, 1, ALU_AND, RAX, (int32_t)~(uint32_t)AXP_AMASK_EV67);
     break;
   case AXP_IMPLVER:
@@ -709,7 +760,7 @@ static void operate(struct block *b, const struct axp_insn *in)
     PM_ASSERT(!"operate: an id kind_of accepts and operate does not write");
     return;
   }
-  st_g(e, rc, RAX);
+  st_g(b, rc, RAX);
 }
 
 /* Loads and stores (memory format, TLB hits only). */
@@ -718,58 +769,58 @@ static void memop(struct block *b, const struct axp_insn *in, uint64_t pc, unsig
   struct emit *e = &b->e;
   unsigned id = in->id;
   if (id == AXP_LDA || id == AXP_LDAH) {
-    ea(e, in);
-    st_g(e, in->ra, RAX);
+    ea(b, in);
+    st_g(b, in->ra, RAX);
     return;
   }
   if (id == AXP_STS) {
-    /* The register's S-format memory image first, kept in r15 (callee-saved,
-     * so the call leaves it) across the address and the TLB look-up. */
-    ld_f(e, RDI, in->ra);
-    call_fn(e, FN(h_sts));
-    mov_rr(e, R15, RAX);
+    /* The register's S-format memory image first, kept in rsi across the
+     * address and the TLB look-up (which use rax, rcx and rdx). */
+    ld_f(b, RDI, in->ra);
+    call_fn(b, FN(h_sts));
+    mov_rr(e, RSI, RAX);
   }
-  ea(e, in);
+  ea(b, in);
   if (id == AXP_LDQ_U || id == AXP_STQ_U) alu_ri(e, 1, ALU_AND, RAX, -8);
   unsigned size = id == AXP_LDBU || id == AXP_STB ? 1 : id == AXP_LDWU || id == AXP_STW ? 2
                 : id == AXP_LDL || id == AXP_STL || id == AXP_LDS || id == AXP_STS ? 4 : 8;
   bool store = id == AXP_STB || id == AXP_STW || id == AXP_STL || id == AXP_STQ ||
                id == AXP_STQ_U || id == AXP_STS || id == AXP_STT;
-  tlb(b, store ? R13 : R12, size, pc, k);
+  tlb(b, store, size, pc, k);
   switch (id) {
-  case AXP_LDBU: op_mem(e, 0, 0x0FB6, RAX, RAX, 0); st_g(e, in->ra, RAX); break;
-  case AXP_LDWU: op_mem(e, 0, 0x0FB7, RAX, RAX, 0); st_g(e, in->ra, RAX); break;
-  case AXP_LDL: op_mem(e, 1, 0x63, RAX, RAX, 0); st_g(e, in->ra, RAX); break;
-  case AXP_LDQ: case AXP_LDQ_U: mov_rm(e, RAX, RAX, 0); st_g(e, in->ra, RAX); break;
-  case AXP_LDT: mov_rm(e, RAX, RAX, 0); st_f(e, in->ra, RAX); break;
+  case AXP_LDBU: op_mem(e, 0, 0x0FB6, RAX, RAX, 0); st_g(b, in->ra, RAX); break;
+  case AXP_LDWU: op_mem(e, 0, 0x0FB7, RAX, RAX, 0); st_g(b, in->ra, RAX); break;
+  case AXP_LDL: op_mem(e, 1, 0x63, RAX, RAX, 0); st_g(b, in->ra, RAX); break;
+  case AXP_LDQ: case AXP_LDQ_U: mov_rm(e, RAX, RAX, 0); st_g(b, in->ra, RAX); break;
+  case AXP_LDT: mov_rm(e, RAX, RAX, 0); st_f(b, in->ra, RAX); break;
   case AXP_LDS:
     op_mem(e, 0, 0x8B, RDI, RAX, 0);
-    call_fn(e, FN(h_lds));
-    st_f(e, in->ra, RAX);
+    call_fn(b, FN(h_lds));
+    st_f(b, in->ra, RAX);
     break;
   case AXP_STB:
-    ld_g(e, RCX, in->ra);
+    ld_g(b, RCX, in->ra);
     op_mem(e, 0, 0x88, RCX, RAX, 0);
     break;
   case AXP_STW:
-    ld_g(e, RCX, in->ra);
+    ld_g(b, RCX, in->ra);
     put1(e, 0x66);
     op_mem(e, 0, 0x89, RCX, RAX, 0);
     break;
   case AXP_STL:
-    ld_g(e, RCX, in->ra);
+    ld_g(b, RCX, in->ra);
     op_mem(e, 0, 0x89, RCX, RAX, 0);
     break;
   case AXP_STQ: case AXP_STQ_U:
-    ld_g(e, RCX, in->ra);
+    ld_g(b, RCX, in->ra);
     mov_mr(e, RAX, 0, RCX);
     break;
   case AXP_STT:
-    ld_f(e, RCX, in->ra);
+    ld_f(b, RCX, in->ra);
     mov_mr(e, RAX, 0, RCX);
     break;
   case AXP_STS:
-    op_mem(e, 0, 0x89, R15, RAX, 0);
+    op_mem(e, 0, 0x89, RSI, RAX, 0);
     break;
   default:
     PM_ASSERT(!"memop: an id kind_of accepts and memop does not write");
@@ -806,14 +857,15 @@ static void cond_branch(struct block *b, const struct axp_insn *in, uint64_t pc,
   unsigned id = in->id;
   int cc;
   if (id == AXP_BLBC || id == AXP_BLBS) {
-    test8_mi(e, RBX, GREG(in->ra), 1);
+    test32_ri(e, reg_g(b, in->ra), 1);
     cc = id == AXP_BLBS ? CC_NE : CC_E;
   } else if (id == AXP_FBEQ || id == AXP_FBNE || id == AXP_FBLT || id == AXP_FBGE ||
              id == AXP_FBLE || id == AXP_FBGT) {
-    ld_f(e, RAX, in->ra);
+    ld_f(b, RAX, in->ra);
     cc = fp_cond(e, id);
   } else {
-    alu_mi(e, ALU_CMP, RBX, GREG(in->ra), 0);
+    int h = reg_g(b, in->ra);
+    test_rr(e, h, h);
     cc = id == AXP_BEQ ? CC_E : id == AXP_BNE ? CC_NE : id == AXP_BLT ? CC_L
        : id == AXP_BLE ? CC_LE : id == AXP_BGT ? CC_G : CC_GE;
   }
@@ -833,9 +885,9 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
   case AXP_CALL_PAL:
     if (in->imm == AXP_PAL_RDUNIQ) {
       mov_rm(e, RAX, RBX, CTX(unique));
-      mov_mr(e, RBX, GREG(0), RAX);
+      st_g(b, 0, RAX);
     } else {
-      mov_rm(e, RAX, RBX, GREG(16));
+      ld_g(b, RAX, 16);
       mov_mr(e, RBX, CTX(unique), RAX);
     }
     return;
@@ -846,48 +898,48 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
     memop(b, in, pc, k);
     return;
   case AXP_FTOIT:
-    ld_f(e, RAX, in->ra);
-    st_g(e, in->rc, RAX);
+    ld_f(b, RAX, in->ra);
+    st_g(b, in->rc, RAX);
     return;
   case AXP_ITOFT:
-    ld_g(e, RAX, in->ra);
-    st_f(e, in->rc, RAX);
+    ld_g(b, RAX, in->ra);
+    st_f(b, in->rc, RAX);
     return;
   case AXP_FTOIS:
-    ld_f(e, RDI, in->ra);
-    call_fn(e, FN(h_ftois));
-    st_g(e, in->rc, RAX);
+    ld_f(b, RDI, in->ra);
+    call_fn(b, FN(h_ftois));
+    st_g(b, in->rc, RAX);
     return;
   case AXP_ITOFS:
-    ld_g(e, RDI, in->ra);
-    call_fn(e, FN(h_itofs));
-    st_f(e, in->rc, RAX);
+    ld_g(b, RDI, in->ra);
+    call_fn(b, FN(h_itofs));
+    st_f(b, in->rc, RAX);
     return;
   case AXP_CPYS: case AXP_CPYSN: case AXP_CPYSE: {
     /* fc = sign (and exponent for cpyse) of fa, the rest of fb */
     uint64_t hi = id == AXP_CPYSE ? 0xFFF0000000000000ull : 0x8000000000000000ull;
-    ld_f(e, RAX, in->ra);
+    ld_f(b, RAX, in->ra);
     if (id == AXP_CPYSN) not_r(e, RAX);
     mov_ri(e, RDX, hi);
     alu_rr(e, ALU_AND, RAX, RDX);
-    ld_f(e, RCX, in->rb);
+    ld_f(b, RCX, in->rb);
     not_r(e, RDX);
     alu_rr(e, ALU_AND, RCX, RDX);
     alu_rr(e, ALU_OR, RAX, RCX);
-    st_f(e, in->rc, RAX);
+    st_f(b, in->rc, RAX);
     return;
   }
   case AXP_CVTLQ:
-    ld_f(e, RDI, in->rb);
-    call_fn(e, FN(h_cvtlq));
-    st_f(e, in->rc, RAX);
+    ld_f(b, RDI, in->rb);
+    call_fn(b, FN(h_cvtlq));
+    st_f(b, in->rc, RAX);
     return;
   case AXP_MF_FPCR:
     mov_rm(e, RAX, RBX, CTX(fpcr));
-    st_f(e, in->ra, RAX);
+    st_f(b, in->ra, RAX);
     return;
   case AXP_MT_FPCR:
-    ld_f(e, RAX, in->ra);
+    ld_f(b, RAX, in->ra);
     mov_ri(e, RDX, AXP_FPCR_MASK);
     alu_rr(e, ALU_AND, RAX, RDX);
     mov_mr(e, RBX, CTX(fpcr), RAX);
@@ -895,11 +947,11 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
   case AXP_FCMOVEQ: case AXP_FCMOVNE: case AXP_FCMOVLT: case AXP_FCMOVGE: case AXP_FCMOVLE:
   case AXP_FCMOVGT: {
     if (in->rc >= 31) return;
-    ld_f(e, RCX, in->rb);
-    ld_f(e, RDX, in->rc);
-    ld_f(e, RAX, in->ra);
+    ld_f(b, RCX, in->rb);
+    ld_f(b, RDX, in->rc);
+    ld_f(b, RAX, in->ra);
     cmov(e, fp_cond(e, id), RDX, RCX);
-    st_f(e, in->rc, RDX);
+    st_f(b, in->rc, RDX);
     return;
   }
   case AXP_BEQ: case AXP_BNE: case AXP_BLT: case AXP_BLE: case AXP_BGT: case AXP_BGE:
@@ -910,16 +962,16 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
   case AXP_BR: case AXP_BSR:
     if (in->ra < 31) {
       mov_ri(e, RAX, pc + 4);
-      st_g(e, in->ra, RAX);
+      st_g(b, in->ra, RAX);
     }
     exit_next(b, pc + 4 + (uint64_t)(int64_t)in->imm);
     return;
   case AXP_JMP: case AXP_JSR: case AXP_RET: case AXP_JSR_COROUTINE:
-    ld_g(e, RAX, in->rb);                   /* before Ra is written: Ra may be Rb */
+    ld_g(b, RAX, in->rb);                   /* before Ra is written: Ra may be Rb */
     alu_ri(e, 1, ALU_AND, RAX, -4);
     if (in->ra < 31) {
       mov_ri(e, RCX, pc + 4);
-      st_g(e, in->ra, RCX);
+      st_g(b, in->ra, RCX);
     }
     exit_indirect(b);
     return;
@@ -931,7 +983,7 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
       mov_rr(e, RDI, RBX);
       mov_ri(e, RSI, (uint64_t)id | (uint64_t)in->fn << 16 | (uint64_t)in->ra << 32 |
                      (uint64_t)in->rb << 40 | (uint64_t)in->rc << 48);
-      call_fn(e, FN(h_fpop));
+      call_fn(b, FN(h_fpop));
       test_rr(e, RAX, RAX);
       add_stub(b, jcc(e, CC_NE), pc, b->n - k, true);
       return;
@@ -954,10 +1006,10 @@ static void write_shared(struct jit_cache *jc)
   mov_rr(e, RBP, RDI);
   mov_rm(e, RBX, RBP, F_R);
   mov_rm(e, R12, RBP, F_TLBR);
-  mov_rm(e, R13, RBP, F_TLBW);
-  mov_rm(e, R14, RBP, F_JUMP);
+  mov_rm(e, R15, RBP, F_LEFT);
   put1(e, 0xFF); put1(e, 0xE6);           /* jmp rsi */
   uint8_t *epilogue = e->p;
+  mov_mr(e, RBP, F_LEFT, R15);
   alu_ri(e, 1, ALU_ADD, RSP, 8);
   for (unsigned i = 6; i-- > 0;) pop_r(e, saved[i]);
   put1(e, 0xC3);                          /* ret */
@@ -1064,11 +1116,13 @@ const void *jit_translate(struct jit_cache *jc, uint64_t page, unsigned first,
   b->page = page;
   b->n = n;
   b->nstubs = 0;
+  b->clock = 0;
+  cache_clear(b);
   struct emit *e = &b->e;
   uint8_t *entry = e->p;
   uint64_t pc0 = page + 4 * (uint64_t)first;
   /* The budget: take the block's length, or leave it to the interpreter. */
-  alu_mi(e, ALU_SUB, RBP, F_LEFT, (int32_t)n);
+  alu_ri(e, 1, ALU_SUB, R15, (int32_t)n);
   uint8_t *budget = jcc(e, CC_B);
   for (unsigned k = 0; k < n; k++) insn(b, slot(ctx, first + k), pc0 + 4 * k, k);
   if (!term) {
@@ -1078,12 +1132,12 @@ const void *jit_translate(struct jit_cache *jc, uint64_t page, unsigned first,
   }
   /* Out of line: the budget exit, then the stubs. */
   set_rel32(budget, e->p);
-  alu_mi(e, ALU_ADD, RBP, F_LEFT, (int32_t)n);
+  alu_ri(e, 1, ALU_ADD, R15, (int32_t)n);
   exit_interp(b, pc0);
   for (unsigned i = 0; i < b->nstubs; i++) {
     const struct stub *s = &b->stubs[i];
     set_rel32(s->site, e->p);
-    if (s->refund) alu_mi(e, ALU_ADD, RBP, F_LEFT, (int32_t)s->refund);
+    if (s->refund) alu_ri(e, 1, ALU_ADD, R15, (int32_t)s->refund);
     if (s->interp) exit_interp(b, s->pc);
     else exit_next(b, s->pc);
   }

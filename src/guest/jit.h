@@ -57,7 +57,7 @@ struct jit_frame {
   uint8_t *link;        /* at a NEXT exit through a direct branch within the page: the
                            jump to point at the next block (jit_link), else left alone */
   uint64_t *r;          /* axp_ctx.r (the FP registers follow it, axp_ctx.f) */
-  const void *tlb_r, *tlb_w;   /* guest_mm.tlb_r and tlb_w */
+  const void *tlb_r;    /* guest_mm.tlb_r (tlb_w follows it) */
   const void *jump;     /* the jump cache (filled in by jit_run) */
 };
 
