@@ -88,7 +88,10 @@ static void predecode(struct axp_insn *in, uint32_t w)
       if (ai->cls == AXP_CLS_FLD && in->ra == 31) in->id = XID_NOP;
       break;
     case AXP_FMT_BRA: case AXP_FMT_JMP:
-      if (in->ra == 31) in->ra = 32;
+      /* br, bsr and the jumps write Ra; a conditional branch reads it, and
+       * must read $31 as zero, not the sink's last value. */
+      if (in->ra == 31 && (ai->format == AXP_FMT_JMP || in->id == AXP_BR || in->id == AXP_BSR))
+        in->ra = 32;
       break;
     case AXP_FMT_MFC:
       if (in->ra == 31) in->ra = 32;   /* rpcc */
