@@ -380,14 +380,12 @@ static const struct axp_insn *jit_slot(void *ctx, unsigned i)
 }
 
 /* The block starting at slot s of code, translated now; NULL when it cannot
- * be (its first instruction is the interpreter's, or the host cannot run
- * translated code: then this CPU stops trying). */
-static const void *jit_block(struct cpu *cpu, struct guest_mm *mm, struct guest_code *code, unsigned s)
+ * be (its first instruction is the interpreter's, or there is no code cache:
+ * not an x86-64 host, or no executable memory; then the slot stays hot and
+ * untranslated, and only another slot reaching the threshold tries again). */
+static const void *jit_block(struct guest_mm *mm, struct guest_code *code, unsigned s)
 {
-  if (!mm->jit && !(mm->jit = jit_create())) {
-    cpu->jit_hot = 0;
-    return NULL;
-  }
+  if (!mm->jit && !(mm->jit = jit_create())) return NULL;
   if (!code->entry && !(code->entry = calloc(GUEST_PAGE_INSNS, sizeof *code->entry))) return NULL;
   bool full = false;
   const void *e = jit_translate(mm->jit, code->page, s, jit_slot, code, &full);
@@ -413,7 +411,7 @@ static void jit_go(struct cpu *cpu, struct guest_mm *mm, struct axp_ctx *c,
 {
   unsigned s = (unsigned)((*npc & GUEST_PAGE_MASK) >> 2);
   const void *e = code->entry ? code->entry[s] : NULL;
-  if (!e && !(e = jit_block(cpu, mm, code, s))) return;
+  if (!e && !(e = jit_block(mm, code, s))) return;
   if (mm->jit_map_gen != mm->map_gen) {
     /* Pages were unmapped or changed since the jump cache was filled. */
     jit_forget(mm->jit);
@@ -430,7 +428,7 @@ static void jit_go(struct cpu *cpu, struct guest_mm *mm, struct axp_ctx *c,
     if (!e) {
       if (code->heat[s] >= cpu->jit_hot || ++code->heat[s] < cpu->jit_hot) break;
       uint64_t gen = jit_generation(mm->jit);
-      if (!(e = jit_block(cpu, mm, code, s))) break;
+      if (!(e = jit_block(mm, code, s))) break;
       if (jit_generation(mm->jit) != gen) f.link = NULL;   /* the exit's block is gone */
     }
     /* A link site comes only from a direct branch to this same page. */
