@@ -6,10 +6,15 @@
 # (default 3), and prints guest instructions (from --stats), wall times, MIPS
 # and qemu_time / profileme_time (above 1: profileme is faster). Then the timed
 # machine (timing model + PMU, `profileme stat`) against the functional core,
-# and ProfileMe sampling (`profileme record`). Figures, not a pass/fail test;
-# it fails only if a program cannot be built or run.
+# and ProfileMe sampling (`profileme record`). Second, the functional core
+# against qemu-alpha on real code: lua, bzip2 and sqlite's speedtest1 (the
+# realprogs builds, tests/realprogs/build.sh) and the bundled demo, each run
+# alternately under both, as time ratios (goal: profileme at most 2.5x
+# qemu-alpha's time). Figures, not a pass/fail test; it fails only if a
+# program cannot be built or run.
 #   BENCH_LOOP_ITERS (default 350000000), BENCH_LIBC_ROUNDS (default 4),
-#   BENCH_TIMED_LOOP_ITERS (default 20000000)
+#   BENCH_TIMED_LOOP_ITERS (default 20000000), BENCH_SQLITE_SIZE (default 5),
+#   BENCH_REAL=0 skips the real-code table
 set -euo pipefail
 . "$(dirname "$0")/../tests/lib/common.bash"
 cd "$root"
@@ -64,6 +69,52 @@ bench_one loop "${BENCH_LOOP_ITERS:-350000000}"
 bench_one libc "${BENCH_LIBC_ROUNDS:-4}"
 bench_one hello
 echo "MIPS = guest instructions / profileme wall time (start-up included)."
+
+# The functional core against qemu-alpha on real code: the same binary and
+# arguments under `profileme run` and qemu-alpha, the two alternated in this
+# run so that both see the same load, best of REPS each, wall and CPU time
+# (user + system: this machine is shared, and CPU time moves less with the
+# load). pm/qemu is profileme's time over qemu's (goal: at most 2.5).
+if [ "${BENCH_REAL:-1}" != 0 ]; then
+  rp=$(bash tests/realprogs/build.sh 2>"$tmp") || { cat "$tmp" >&2; echo "bench: realprogs build failed" >&2; exit 1; }
+  "$CC_ALPHA" -O2 -Wall -o "$out/demo" workloads/demo.c
+  [ -f "$out/input.dat" ] || bash tests/realprogs/input.sh "$out/input.dat"
+  # cpu_time CMD...: runs CMD once; prints "wall cpu" in seconds.
+  cpu_time() {
+    local TIMEFORMAT='%R %U %S' t
+    t=$( { time "$@" >/dev/null 2>"$tmp.err"; } 2>&1 ) ||
+      { cat "$tmp.err" >&2; echo "bench: failed: $*" >&2; exit 1; }
+    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.3f %.3f\n", a[1], a[2] + a[3] }'
+  }
+  printf '\nfunctional core against qemu-alpha on real code (best of %s, alternated)\n' "$REPS"
+  printf '%-10s %14s %8s %8s %8s %8s %10s %10s\n' \
+    workload "guest insns" "pm s" "qemu s" "pm cpu" "qemu cpu" "pm/qemu" "cpu ratio"
+  bench_real() {
+    local name=$1; shift
+    local i pw= pc= qw= qc= w c insns
+    for ((i = 0; i < REPS; i++)); do
+      read -r w c < <(cpu_time "$PROFILEME" run "$@")
+      pw=$(awk -v a="$w" -v m="$pw" 'BEGIN { print (m != "" && m + 0 < a) ? m : a }')
+      pc=$(awk -v a="$c" -v m="$pc" 'BEGIN { print (m != "" && m + 0 < a) ? m : a }')
+      read -r w c < <(cpu_time "$QEMU" -L "$SYSROOT" "$@")
+      qw=$(awk -v a="$w" -v m="$qw" 'BEGIN { print (m != "" && m + 0 < a) ? m : a }')
+      qc=$(awk -v a="$c" -v m="$qc" 'BEGIN { print (m != "" && m + 0 < a) ? m : a }')
+    done
+    "$PROFILEME" run --stats "$@" >/dev/null 2>"$tmp"
+    insns=$(sed -n 's/^profileme: \([0-9]*\) instructions.*/\1/p' "$tmp")
+    awk -v n="$name" -v i="$insns" -v pw="$pw" -v qw="$qw" -v pc="$pc" -v qc="$qc" 'BEGIN {
+      printf "%-10s %14.0f %8.3f %8.3f %8.3f %8.3f %9.2fx %9.2fx\n", n, i, pw, qw, pc, qc, pw / qw, pc / qc }' |
+      tee -a "$tmp.real"
+  }
+  : >"$tmp.real"
+  bench_real lua "$rp/lua.dyn" tests/realprogs/bench.lua
+  bench_real bzip2 "$rp/bzip2.dyn" -9 -c "$out/input.dat"
+  bench_real speedtest1 "$rp/speedtest1.dyn" --size "${BENCH_SQLITE_SIZE:-5}" --memdb
+  bench_real demo "$out/demo"
+  awk '{ w += log($(NF - 1) + 0); c += log($NF + 0); n++ }
+    END { printf "geometric mean pm/qemu: wall %.2fx, cpu %.2fx (goal <= 2.5x)\n", exp(w / n), exp(c / n) }' "$tmp.real"
+  rm -f "$tmp.real" "$tmp.err"
+fi
 
 # The timed machine: the EV67 timing model with the PMU counting (stat with two
 # hardware events), against the functional core on the same binary.

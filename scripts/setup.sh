@@ -20,6 +20,7 @@ PACKAGES=(
   linux-perf                          # perf 6.1: reads our perf.data (tests)
   python3                             # independent readers in the tests (regs.sh, truth.sh)
   valgrind                            # callgrind_annotate: the oracle of tests/scripts/diff_callgrind.sh
+  tcl                                 # tclsh: generating sqlite3.c for speedtest1 (tests/realprogs)
   flex bison m4                       # cross-building Linux perf (its parsers) and elfutils (libcpu): tests/thirdparty/perf.sh
   hotspot                             # hotspot 1.3.0 and hotspot-perfparser: tests/scripts/hotspot.sh
   chromium xvfb                       # headless browser for speedscope.sh; Xvfb for hotspot's screenshot (docs/viewers.md)

@@ -98,11 +98,19 @@ struct cpu {
    * hook resets this), and the fetch line (pc >> 6) it last saw. */
   bool warm_build;
   uint64_t warm_skipped, warm_line;
+  /* The translator (guest/jit.h): a block is translated once its first
+   * instruction has been reached this many times by a taken branch or a page
+   * change; 0 interprets everything. Only axp_run translates. */
+  uint8_t jit_hot;
   /* Fetch cache: the last code page entered. */
   struct guest_mm *fc_mm;
   uint64_t fc_gen, fc_page;
   struct guest_code *fc_code;
 };
+
+/* The default of cpu.jit_hot: blocks reached fewer times (most of ld.so's
+ * start-up) are cheaper to interpret than to translate (docs/performance.md). */
+#define AXP_JIT_HOT 8
 
 /* EV67 identification (Alpha Architecture Handbook 4.11; ref alpha-linux-abi 0). */
 #define AXP_IMPLVER_EV6 2

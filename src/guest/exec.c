@@ -3,8 +3,12 @@
  * that sends execution to the next page; slots start undecoded (id 0) and are
  * decoded on first execution. Stores to a page with code reset its slots (the
  * page never has a write-TLB entry), imb resets all of them. Memory accesses
- * use the software TLB (one compare, one add) and fall back to mm_host. */
+ * use the software TLB (one compare, one add) and fall back to mm_host.
+ * The functional build (axp_run) also runs hot blocks as translated code
+ * (guest/jit.h): the page's cache counts the taken branches that reach each
+ * slot and holds the blocks translated from it, dropped with its slots. */
 #include "guest/cpu.h"
+#include "guest/jit.h"
 #include "guest/shadow.h"
 #include "isa/isa.h"
 #include "isa/intops.h"
@@ -12,13 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Internal ids beyond the instruction table. */
-enum {
-  XID_PAGE_END = AXP_NUM_IDS,  /* sentinel after the last slot of a page */
-  XID_ILLEGAL,                 /* reserved opcode, VAX FP, privileged PALcode */
-  XID_NOP,                     /* loads into $31/$f31 (prefetch hints), unop */
-  XID_COUNT
-};
 
 #define DECODED 0x80   /* axp_insn.flags: the slot holds a decoded instruction */
 
@@ -26,6 +23,11 @@ struct guest_code {
   struct axp_insn in[GUEST_PAGE_INSNS + 1];
   const uint8_t *host;   /* the page's bytes */
   uint64_t page;
+  const void **entry;    /* the translated block starting at each slot, or NULL (allocated
+                            with the page's first block) */
+  unsigned blocks;       /* entries set since the last reset */
+  struct guest_mm *mm;   /* the address space (whose jump cache may point at the blocks) */
+  uint8_t heat[GUEST_PAGE_INSNS];   /* arrivals at each slot, counted up to cpu.jit_hot */
 };
 
 /* Alpha (OSF) signal numbers and the si_codes the executor raises. */
@@ -47,14 +49,25 @@ static void code_reset(struct guest_code *gc)
 {
   memset(gc->in, 0, sizeof gc->in);
   gc->in[GUEST_PAGE_INSNS].id = XID_PAGE_END;
+  memset(gc->heat, 0, sizeof gc->heat);
+  if (gc->blocks) {
+    memset(gc->entry, 0, GUEST_PAGE_INSNS * sizeof *gc->entry);
+    if (gc->mm->jit) jit_forget(gc->mm->jit);   /* it may point at them */
+    gc->blocks = 0;
+  }
 }
 
-static void code_free(struct guest_code *gc) { free(gc); }
+static void code_free(struct guest_code *gc)
+{
+  if (gc) free(gc->entry);
+  free(gc);
+}
 
 void axp_mm_init(struct guest_mm *mm)
 {
   mm->code_free = code_free;
   mm->code_reset = code_reset;
+  mm->jit_free = jit_destroy;
 }
 
 /* Fills a slot from the instruction word: decode, then send writes to $31 to the
@@ -75,7 +88,10 @@ static void predecode(struct axp_insn *in, uint32_t w)
       if (ai->cls == AXP_CLS_FLD && in->ra == 31) in->id = XID_NOP;
       break;
     case AXP_FMT_BRA: case AXP_FMT_JMP:
-      if (in->ra == 31) in->ra = 32;
+      /* br, bsr and the jumps write Ra; a conditional branch reads it, and
+       * must read $31 as zero, not the sink's last value. */
+      if (in->ra == 31 && (ai->format == AXP_FMT_JMP || in->id == AXP_BR || in->id == AXP_BSR))
+        in->ra = 32;
       break;
     case AXP_FMT_MFC:
       if (in->ra == 31) in->ra = 32;   /* rpcc */
@@ -103,6 +119,9 @@ static struct guest_code *code_for(struct cpu *cpu, struct guest_mm *mm, uint64_
     struct guest_code *gc = malloc(sizeof *gc);
     const uint8_t *host = mm_host(mm, page, 0);
     if (!gc || !host) { free(gc); return NULL; }
+    gc->entry = NULL;
+    gc->blocks = 0;
+    gc->mm = mm;
     code_reset(gc);
     gc->host = host;
     gc->page = page;
@@ -238,33 +257,6 @@ static void gentrap(struct cpu *cpu, int64_t a0, uint64_t pc)
   set_trap(cpu, sig, code, pc, a0);
 }
 
-/* Maps FP operate ids to (operation, S format). */
-static bool fp_op_of(int id, enum axp_fpop *op, bool *s)
-{
-  switch (id) {
-  case AXP_ADDS: *op = AXP_FP_ADD; *s = true; return true;
-  case AXP_SUBS: *op = AXP_FP_SUB; *s = true; return true;
-  case AXP_MULS: *op = AXP_FP_MUL; *s = true; return true;
-  case AXP_DIVS: *op = AXP_FP_DIV; *s = true; return true;
-  case AXP_SQRTS: *op = AXP_FP_SQRT; *s = true; return true;
-  case AXP_ADDT: *op = AXP_FP_ADD; *s = false; return true;
-  case AXP_SUBT: *op = AXP_FP_SUB; *s = false; return true;
-  case AXP_MULT: *op = AXP_FP_MUL; *s = false; return true;
-  case AXP_DIVT: *op = AXP_FP_DIV; *s = false; return true;
-  case AXP_SQRTT: *op = AXP_FP_SQRT; *s = false; return true;
-  case AXP_CMPTUN: *op = AXP_FP_CMPUN; *s = false; return true;
-  case AXP_CMPTEQ: *op = AXP_FP_CMPEQ; *s = false; return true;
-  case AXP_CMPTLT: *op = AXP_FP_CMPLT; *s = false; return true;
-  case AXP_CMPTLE: *op = AXP_FP_CMPLE; *s = false; return true;
-  case AXP_CVTTS: *op = AXP_FP_CVTTS; *s = true; return true;
-  case AXP_CVTST: *op = AXP_FP_CVTST; *s = false; return true;
-  case AXP_CVTTQ: *op = AXP_FP_CVTTQ; *s = false; return true;
-  case AXP_CVTQS: *op = AXP_FP_CVTQS; *s = true; return true;
-  case AXP_CVTQT: *op = AXP_FP_CVTQT; *s = false; return true;
-  default: return false;
-  }
-}
-
 /* FP branch and fcmov conditions on raw register bits: +-0 are zero, the sign
  * bit decides lt/ge (Alpha Architecture Handbook 4.9). */
 static inline bool f_zero(uint64_t f) { return (f << 1) == 0; }
@@ -377,16 +369,90 @@ static bool timing_before(struct cpu *cpu, const struct axp_ctx *c, struct guest
   return stop;
 }
 
+/* ---- translated code (guest/jit.h) ---- */
+
+static const struct axp_insn *jit_slot(void *ctx, unsigned i)
+{
+  struct guest_code *code = ctx;
+  const struct axp_insn *in = &code->in[i];
+  if (!(in->flags & DECODED)) predecode_slot(code, in);
+  return in;
+}
+
+/* The block starting at slot s of code, translated now; NULL when it cannot
+ * be (its first instruction is the interpreter's, or there is no code cache:
+ * not an x86-64 host, or no executable memory; then the slot stays hot and
+ * untranslated, and only another slot reaching the threshold tries again). */
+static const void *jit_block(struct guest_mm *mm, struct guest_code *code, unsigned s)
+{
+  if (!mm->jit && !(mm->jit = jit_create())) return NULL;
+  if (!code->entry && !(code->entry = calloc(GUEST_PAGE_INSNS, sizeof *code->entry))) return NULL;
+  bool full = false;
+  const void *e = jit_translate(mm->jit, code->page, s, jit_slot, code, &full);
+  if (full) {
+    /* Start the cache afresh: every page forgets its blocks first. */
+    mm_code_flush(mm);
+    jit_reset(mm->jit);
+    e = jit_translate(mm->jit, code->page, s, jit_slot, code, &full);
+  }
+  if (e) {
+    code->entry[s] = e;
+    code->blocks++;
+  }
+  return e;
+}
+
+/* Runs translated code from *npc, the start of a block in code, from block to
+ * block while the next one is translated (or hot enough to be), linking
+ * direct branches within a page as it finds their targets. Returns with
+ * *npc the instruction the interpreter must run next and *left the budget. */
+static void jit_go(struct cpu *cpu, struct guest_mm *mm, struct axp_ctx *c,
+                   struct guest_code *code, uint64_t *npc, uint64_t *left)
+{
+  unsigned s = (unsigned)((*npc & GUEST_PAGE_MASK) >> 2);
+  const void *e = code->entry ? code->entry[s] : NULL;
+  if (!e && !(e = jit_block(mm, code, s))) return;
+  if (mm->jit_map_gen != mm->map_gen) {
+    /* Pages were unmapped or changed since the jump cache was filled. */
+    jit_forget(mm->jit);
+    mm->jit_map_gen = mm->map_gen;
+  }
+  jit_remember(mm->jit, *npc, e);
+  struct jit_frame f = { .left = *left, .pc = *npc, .r = c->r, .tlb_r = mm->tlb_r };
+  for (;;) {
+    f.link = NULL;
+    jit_run(mm->jit, &f, e);
+    if (f.kind != JIT_EXIT_NEXT || !(code = code_for(cpu, mm, f.pc))) break;
+    s = (unsigned)((f.pc & GUEST_PAGE_MASK) >> 2);
+    e = code->entry ? code->entry[s] : NULL;
+    if (!e) {
+      if (code->heat[s] >= cpu->jit_hot || ++code->heat[s] < cpu->jit_hot) break;
+      uint64_t gen = jit_generation(mm->jit);
+      if (!(e = jit_block(mm, code, s))) break;
+      if (jit_generation(mm->jit) != gen) f.link = NULL;   /* the exit's block is gone */
+    }
+    /* A link site comes only from a direct branch to this same page. */
+    if (f.link) jit_link(f.link, e);
+    jit_remember(mm->jit, f.pc, e);
+  }
+  *npc = f.pc;
+  *left = f.left;
+}
+
 #define AXP_RUN_NAME axp_run
 #define AXP_TIMED 0
+#define AXP_JIT 1
 #include "guest/exec_loop.h"
 #undef AXP_RUN_NAME
 #undef AXP_TIMED
+#undef AXP_JIT
 #define AXP_RUN_NAME axp_run_timed
 #define AXP_TIMED 1
+#define AXP_JIT 0
 #include "guest/exec_loop.h"
 #undef AXP_RUN_NAME
 #undef AXP_TIMED
+#undef AXP_JIT
 
 /* ---- the warming build (sampled simulation, docs/sampled.md) ----
  * Functional warming has work only at memory accesses, control transfers
@@ -441,5 +507,9 @@ static inline bool warm_filter(struct cpu *cpu, const struct axp_ctx *c, struct 
 #define timing_before warm_filter
 #define AXP_RUN_NAME axp_run_warm
 #define AXP_TIMED 1
+#define AXP_JIT 0   /* translated code calls no hook */
 #include "guest/exec_loop.h"
 #undef timing_before
+#undef AXP_RUN_NAME
+#undef AXP_TIMED
+#undef AXP_JIT

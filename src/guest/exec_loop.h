@@ -1,7 +1,10 @@
 /* The interpreter loop, included twice by exec.c: once as axp_run
  * (functional only) and once as axp_run_timed (AXP_TIMED: the timing hook runs
  * before every instruction). One source, two builds, so the functional path
- * pays nothing for timing. */
+ * pays nothing for timing. AXP_JIT (the functional build) also runs hot
+ * blocks as translated code: at each taken branch and page change it looks
+ * for the block starting there (JIT_CHECK); after translated code returns,
+ * the instruction it returned at is interpreted first (`resume`). */
 int AXP_RUN_NAME(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64_t budget)
 {
   static const void *const labels[XID_COUNT] = {
@@ -42,9 +45,17 @@ int AXP_RUN_NAME(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64
     left--; goto *labels[in->id]; } while (0)
 #endif
 #define NEXT() do { in++; DISPATCH(); } while (0)
+#if AXP_JIT
+  /* At a block start: its translated code if any, or count the arrival. */
+#define JIT_CHECK() do { unsigned s_ = (unsigned)(in - code->in); \
+    if ((code->entry && code->entry[s_]) || \
+        (code->heat[s_] < cpu->jit_hot && ++code->heat[s_] == cpu->jit_hot)) goto jit; } while (0)
+#else
+#define JIT_CHECK() do { } while (0)
+#endif
 #define JUMP(target) do { uint64_t t_ = (target); \
     if ((t_ & ~GUEST_PAGE_MASK) == page) { \
-      in = code->in + ((t_ & GUEST_PAGE_MASK) >> 2); DISPATCH(); } \
+      in = code->in + ((t_ & GUEST_PAGE_MASK) >> 2); JIT_CHECK(); DISPATCH(); } \
     npc = t_; goto new_page; } while (0)
 #define RA r[in->ra]
 #define RC r[in->rc]
@@ -79,7 +90,25 @@ new_page:
     goto out;
   }
   in = code->in + ((npc & GUEST_PAGE_MASK) >> 2);
+  JIT_CHECK();
   DISPATCH();
+
+#if AXP_JIT
+jit:
+  npc = PC();
+  jit_go(cpu, mm, c, code, &npc, &left);
+  /* Go on at npc, interpreting its instruction before looking for a block:
+   * translated code returns there when it cannot run that instruction. */
+  page = npc & ~GUEST_PAGE_MASK;
+  code = code_for(cpu, mm, npc);
+  if (!code) {
+    data_fault(cpu, mm, npc);
+    stop = AXP_STOP_TRAP;
+    goto out;
+  }
+  in = code->in + ((npc & GUEST_PAGE_MASK) >> 2);
+  DISPATCH();
+#endif
 
 L_UNDECODED:
   if (!(in->flags & DECODED)) {
@@ -309,7 +338,7 @@ L_CMPTUN: L_CMPTEQ: L_CMPTLT: L_CMPTLE: L_CVTST: L_CVTTS: L_CVTTQ: L_CVTQS: L_CV
 L_SQRTS: L_SQRTT: {
     enum axp_fpop op = AXP_FP_ADD; bool s = false;
     uint32_t exc = 0;
-    fp_op_of(in->id, &op, &s);
+    axp_fp_op_of(in->id, &op, &s);
     f[in->rc] = axp_fp_operate(op, s, in->fn, f[in->ra], f[in->rb], c->fpcr, &exc);
     FP_COMPLETE(exc);
   }
@@ -356,6 +385,7 @@ out:
 #undef PC
 #undef DISPATCH
 #undef NEXT
+#undef JIT_CHECK
 #undef JUMP
 #undef RA
 #undef RC

@@ -160,6 +160,7 @@ void mm_put(struct guest_mm *mm)
   }
   free(mm->dir);
   vma_free(mm);
+  if (mm->jit && mm->jit_free) mm->jit_free(mm->jit);
   free(mm);
 }
 

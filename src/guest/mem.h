@@ -34,6 +34,7 @@
 #define GUEST_MAX_PAGES (1ull << 22)   /* 32 GB */
 
 struct guest_code;    /* predecoded instructions of one page (owned by the executor) */
+struct jit_cache;     /* translated code of an address space (owned by the executor) */
 
 struct guest_tlb_entry {
   uint64_t tag;       /* page address, or ~0 when empty */
@@ -105,6 +106,11 @@ struct guest_mm {
   void (*code_free)(struct guest_code *);
   /* Called to reset (not free) a page's predecoded code when it is written. */
   void (*code_reset)(struct guest_code *);
+  /* The executor's translated code (guest/jit.h), created on first use and
+   * freed with the space by jit_free; not inherited by a fork. */
+  struct jit_cache *jit;
+  void (*jit_free)(struct jit_cache *);
+  uint64_t jit_map_gen;       /* map_gen when its jump cache was last emptied */
   int refs;
   /* The mappings (sorted; see struct guest_vma) and what exec recorded of
    * the image, as Linux's mm_struct has them for /proc/PID/{maps,stat,status}. */

@@ -212,6 +212,7 @@ struct os_opts {
   bool real_time;            /* guest clocks from the host instead of virtual */
   uint64_t ram_bytes;        /* physical RAM (0: PHYS_DEFAULT_BYTES, 1 GB) */
   bool strace;               /* print each completed system call to the log */
+  bool no_jit;               /* interpret every instruction: no translated code (guest/jit.h) */
 };
 
 struct os {

@@ -106,7 +106,10 @@ struct os *os_create(const struct os_opts *opt)
   if (!m->opt.quantum) m->opt.quantum = 200000;
   m->ncpus = opt->ncpus ? opt->ncpus : 1;
   if (m->ncpus < 1 || m->ncpus > OS_MAX_CPUS) { free(m); return NULL; }
-  for (int i = 0; i < m->ncpus; i++) m->cpus[i].id = i;
+  for (int i = 0; i < m->ncpus; i++) {
+    m->cpus[i].id = i;
+    m->cpus[i].jit_hot = opt->no_jit ? 0 : AXP_JIT_HOT;
+  }
   m->cur_cpu = -1;
   m->next_pid = 1000;
   m->rng = opt->seed;

@@ -6,10 +6,14 @@
  * the low 32 bits for S, IEEE double for T. The host rounding mode is nearest on
  * entry and exit; host exception flags are cleared before each host operation. */
 #include "isa/fp.h"
+#include "isa/isa.h"
 
 #include <fenv.h>
 #include <math.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #define T_SIGN  0x8000000000000000ull
 #define T_EXP   0x7FF0000000000000ull
@@ -191,6 +195,28 @@ static uint64_t host_op(enum axp_fpop op, bool s, uint64_t a, uint64_t b)
   }
 }
 
+#if defined(__x86_64__) && defined(__SSE2__)
+/* Returns the host bits of op computed in Alpha rounding mode rm; *raw gets the
+ * host exceptions as SWCR status bits, with underflow meaning tiny and inexact.
+ * On x86-64 float and double arithmetic is SSE's alone, so its control and
+ * status register (MXCSR) is all there is to set and read: directly, since
+ * glibc's fenv calls also save and reload the x87 environment and cost more
+ * than the operation many times over (docs/performance.md). Flags bits 0-5
+ * (IE DE ZE OE UE PE; DE is no IEEE flag), rounding bits 13-14. */
+static uint64_t host_run(enum axp_fpop op, bool s, int rm, uint64_t a, uint64_t b, uint32_t *raw)
+{
+  static const unsigned host_rc[4] = { 0x6000, 0x2000, 0x0000, 0x4000 };  /* chop, -inf, nearest, +inf */
+  unsigned csr = _mm_getcsr() & ~(0x3Fu | 0x6000u);   /* flags clear, nearest */
+  _mm_setcsr(csr | host_rc[rm]);
+  uint64_t r = host_op(op, s, a, b);
+  unsigned f = _mm_getcsr();
+  _mm_setcsr(csr);
+  *raw |= (f & 0x01 ? ST_INV : 0) | (f & 0x04 ? ST_DZE : 0)
+        | (f & 0x08 ? ST_OVF : 0) | (f & 0x10 ? ST_UNF : 0)
+        | (f & 0x20 ? ST_INE : 0);
+  return r;
+}
+#else
 /* Returns the host bits of op computed in Alpha rounding mode rm; *raw gets the
  * host exceptions as SWCR status bits, with underflow meaning tiny and inexact. */
 static uint64_t host_run(enum axp_fpop op, bool s, int rm, uint64_t a, uint64_t b, uint32_t *raw)
@@ -209,6 +235,7 @@ static uint64_t host_run(enum axp_fpop op, bool s, int rm, uint64_t a, uint64_t 
         | (f & FE_INEXACT ? ST_INE : 0);
   return r;
 }
+#endif
 
 /* ---- instruction classes ---- */
 
@@ -390,4 +417,30 @@ int axp_fp_complete(uint32_t fn11, uint32_t exc, uint64_t *fpcr, uint64_t *swcr)
   if (trap & ST_OVF) return AXP_FPE_FLTOVF;
   if (trap & ST_UNF) return AXP_FPE_FLTUND;
   return AXP_FPE_FLTRES;
+}
+
+bool axp_fp_op_of(unsigned id, enum axp_fpop *op, bool *s)
+{
+  switch (id) {
+  case AXP_ADDS: *op = AXP_FP_ADD; *s = true; return true;
+  case AXP_SUBS: *op = AXP_FP_SUB; *s = true; return true;
+  case AXP_MULS: *op = AXP_FP_MUL; *s = true; return true;
+  case AXP_DIVS: *op = AXP_FP_DIV; *s = true; return true;
+  case AXP_SQRTS: *op = AXP_FP_SQRT; *s = true; return true;
+  case AXP_ADDT: *op = AXP_FP_ADD; *s = false; return true;
+  case AXP_SUBT: *op = AXP_FP_SUB; *s = false; return true;
+  case AXP_MULT: *op = AXP_FP_MUL; *s = false; return true;
+  case AXP_DIVT: *op = AXP_FP_DIV; *s = false; return true;
+  case AXP_SQRTT: *op = AXP_FP_SQRT; *s = false; return true;
+  case AXP_CMPTUN: *op = AXP_FP_CMPUN; *s = false; return true;
+  case AXP_CMPTEQ: *op = AXP_FP_CMPEQ; *s = false; return true;
+  case AXP_CMPTLT: *op = AXP_FP_CMPLT; *s = false; return true;
+  case AXP_CMPTLE: *op = AXP_FP_CMPLE; *s = false; return true;
+  case AXP_CVTTS: *op = AXP_FP_CVTTS; *s = true; return true;
+  case AXP_CVTST: *op = AXP_FP_CVTST; *s = false; return true;
+  case AXP_CVTTQ: *op = AXP_FP_CVTTQ; *s = false; return true;
+  case AXP_CVTQS: *op = AXP_FP_CVTQS; *s = true; return true;
+  case AXP_CVTQT: *op = AXP_FP_CVTQT; *s = false; return true;
+  default: return false;
+  }
 }

@@ -109,6 +109,10 @@ uint64_t axp_fp_lds(uint32_t mem);
 uint32_t axp_fp_sts(uint64_t reg);
 /* cvtlq: the longword reg<63:62> || reg<58:29>, sign-extended to 64 bits. */
 uint64_t axp_fp_cvtlq(uint64_t fb);
+/* The operation and S format (*s) of IEEE operate instruction `id` (an
+ * enum axp_id: adds..sqrtt, cmpt*, cvt* but cvtql and cvtlq); false for
+ * any other id. */
+bool axp_fp_op_of(unsigned id, enum axp_fpop *op, bool *s);
 /* cvtql: the low longword of fb placed at reg<63:62> || reg<58:29>, rest zero. */
 uint64_t axp_fp_cvtql(uint64_t fb);
 /* cvtql with qualifiers: as axp_fp_cvtql, and *exc gets IOV when fb does not fit

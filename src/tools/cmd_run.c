@@ -36,6 +36,9 @@ static void run_usage(FILE *f)
     "  --strace        print each system call, its raw arguments and result\n"
     "                  to stderr, as it completes\n"
     "  --paranoid N    kernel.perf_event_paranoid for the guest (default 2)\n"
+    "  --no-jit        interpret every instruction: the functional core's\n"
+    "                  translation of hot blocks to host code off (the same\n"
+    "                  results, slower; for comparing the two)\n"
     "  -h, --help      this text\n");
   tool_machine_usage(f, "run", 2, 18);
   fprintf(f, "\nThe exit status is the guest's; 128+N when signal N ended it. --uarch\n"
@@ -125,6 +128,7 @@ int cmd_run(int argc, char **argv)
     { "paranoid", required_argument, 0, 'N' }, { "trace", no_argument, 0, 'X' },
     { "ram", required_argument, 0, 1101 }, { "strace", no_argument, 0, 1102 },
     { "user", no_argument, 0, 1103 }, { "uarch", required_argument, 0, 1104 },
+    { "no-jit", no_argument, 0, 1105 },
     { 0, 0, 0, 0 },
   };
   struct machine_opts mo = { .os = { .sysroot = "/usr/alpha-linux-gnu" },
@@ -159,6 +163,7 @@ int cmd_run(int argc, char **argv)
     case 1102: mo.os.strace = true; break;
     case 1103: mo.perf.privileged = false; break;
     case 1104: if (tool_parse_uarch("run", optarg, &uarch)) return 2; uarch_given = true; break;
+    case 1105: mo.os.no_jit = true; break;
     case 'h': run_usage(stdout); return 0;
     default: run_usage(stderr); return 2;
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fetches the Debian source packages lua5.4, bzip2, make-dfsg and dash with
-# `apt-get source` into DIR/src and cross-builds them for Alpha
+# Fetches the Debian source packages lua5.4, bzip2, make-dfsg, dash and
+# sqlite3 with `apt-get source` into DIR/src and cross-builds them for Alpha
 # with a short command list of our own (not the packages' debian/rules): lua
 # from src/*.c except luac.c, bzip2 from its library files plus bzip2.c. Each
 # is built dynamic (lua with LUA_USE_DLOPEN) and static (-static
@@ -10,10 +10,14 @@
 # generated configure script; dash with its own `configure
 # --host=alpha-linux-gnu` (its generators mksyntax, mknodes... built with the
 # host's cc), dynamic only: DIR/{make,dash}.dyn
+# sqlite's speedtest1 (test/speedtest1.c) with the amalgamation sqlite3.c,
+# which the Debian source does not ship: its configure (host cc) and `make
+# sqlite3.c` (host cc and tclsh) generate it, then it is cross-compiled at
+# -O2, dynamic only: DIR/speedtest1.dyn (`--size N` sets the work).
 # DIR is an entry of the cache outside the clone
 # (tests/lib/cache.bash: $PROFILEME_CACHE, default ~/.cache/profileme),
-# realprogs-HASH, keyed by the four source versions that apt lists, the Alpha
-# toolchain, the host's cc (dash's generators) and the SHA-256 of this script
+# realprogs-HASH, keyed by the five source versions that apt lists, the Alpha
+# toolchain, the host's cc (dash's and sqlite's generators) and the SHA-256 of this script
 # and make-config.h, and shared by the plain and sanitizer suites (nothing
 # here depends on how profileme was built) and by every clone on the machine.
 # REALPROGS_DIR names a directory to use instead, unkeyed: what is missing in
@@ -29,7 +33,7 @@ self=$root/tests/realprogs/build.sh
 . "$root/tests/lib/cache.bash"
 CC=${ALPHA_CC:-alpha-linux-gnu-gcc}
 command -v "$CC" >/dev/null || { echo "realprogs: $CC not found" >&2; exit 1; }
-pkgs=(lua5.4 bzip2 make-dfsg dash)
+pkgs=(lua5.4 bzip2 make-dfsg dash sqlite3)
 
 if [ "${1:-}" != --into ]; then
   if [ -n "${REALPROGS_DIR:-}" ]; then
@@ -155,4 +159,29 @@ if [ ! -x "$out/dash.dyn" ]; then
     exit 1
   fi
   cp "$bdir/src/dash" "$out/dash.dyn.tmp" && mv -f "$out/dash.dyn.tmp" "$out/dash.dyn"
+fi
+
+# sqlite's speedtest1: the amalgamation is generated on the host (configure
+# with the host's cc, then `make sqlite3.c`, which runs lemon, mkkeywordhash
+# and tclsh scripts), then speedtest1.c and sqlite3.c are cross-compiled. The
+# library keeps its defaults (threadsafe, with pthread mutexes), as Debian's
+# libsqlite3 does. The sources it was compiled from stay in DIR/sqlite (what
+# its DWARF line tables name, for annotate); the unpacked source package
+# (146 MB) and its tarballs go.
+if [ ! -x "$out/speedtest1.dyn" ]; then
+  command -v tclsh >/dev/null || { echo "realprogs: tclsh not found (install tcl: scripts/setup.sh)" >&2; exit 1; }
+  sq=$(fetch sqlite3)
+  echo "realprogs: generating sqlite3.c" >&2
+  sbdir=$out/sqlite-build
+  rm -rf "$sbdir" "$out/sqlite" && mkdir -p "$sbdir" "$out/sqlite"
+  if ! (cd "$sbdir" && "$sq/configure" --disable-tcl --disable-readline >"$out/sqlite3.c.log" 2>&1 &&
+        make sqlite3.c >>"$out/sqlite3.c.log" 2>&1); then
+    echo "realprogs: generating sqlite3.c failed:" >&2
+    tail -n 20 "$out/sqlite3.c.log" >&2
+    exit 1
+  fi
+  cp "$sbdir/sqlite3.c" "$sbdir/sqlite3.h" "$sq/test/speedtest1.c" "$out/sqlite/"
+  build "$out/speedtest1.dyn" -O2 -I"$out/sqlite" -o "$out/speedtest1.dyn.tmp" \
+    "$out/sqlite/speedtest1.c" "$out/sqlite/sqlite3.c" -ldl -lpthread -lm
+  rm -rf "$sbdir" "$sq" "$srcdir"/sqlite3_*
 fi

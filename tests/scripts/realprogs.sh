@@ -5,8 +5,13 @@
 # a dynamic and a static binary, under qemu-alpha (the oracle, cached) and
 # under "$PROFILEME run --". Stdout (the compressed bytes for bzip2) and the
 # exit status must match qemu's; decompression must give back the input.
-# Checks: realprogs/lua.VARIANT/SCRIPT.lua, realprogs/bzip2.VARIANT/compress-N
-# and realprogs/bzip2.VARIANT/decompress-N.
+# sqlite's speedtest1 runs its main test set at --size 1 (about 190 M
+# instructions) with --verify, on an in-memory database (memdb) and on a
+# file in the run's directory (file); its output, each test's result hash
+# included, must match qemu's once the elapsed times (host time under qemu,
+# guest time here) are blanked.
+# Checks: realprogs/lua.VARIANT/SCRIPT.lua, realprogs/bzip2.VARIANT/compress-N,
+# realprogs/bzip2.VARIANT/decompress-N and realprogs/speedtest1.dyn/{memdb,file}.
 # Environment: BUILD, PROFILEME, REALPROGS_JOBS (default 2),
 # REALPROGS_TIMEOUT (seconds allowed to the emulator per run, default 300),
 # REALPROGS_DIR and PROFILEME_CACHE (where the programs are: build.sh). The
@@ -60,12 +65,18 @@ compare_run() {
   fi
   run_in_tmp "$prefix.pm" timeout -k 5 "$timeout_s" "$PROFILEME" run -- "$bin" "$@"
   st=$(cat "$prefix.pm.status")
+  local qout=$prefix.qemu.out pout=$prefix.pm.out
+  if [ -n "${out_filter:-}" ]; then
+    sed -E "$out_filter" "$qout" >"$prefix.qemu.cmp"
+    sed -E "$out_filter" "$pout" >"$prefix.pm.cmp"
+    qout=$prefix.qemu.cmp pout=$prefix.pm.cmp
+  fi
   if [ "$st" = 124 ]; then
     echo "FAIL $check: timed out after $timeout_s s"
     show_stderr "$prefix.pm.err"
-  elif ! cmp -s "$prefix.qemu.out" "$prefix.pm.out"; then
+  elif ! cmp -s "$qout" "$pout"; then
     echo "FAIL $check: output differs from qemu-alpha (exit status $st)"
-    show_diff "$prefix.qemu.out" "$prefix.pm.out"
+    show_diff "$qout" "$pout"
     show_stderr "$prefix.pm.err"
   elif [ "$st" != "$exp" ]; then
     echo "FAIL $check: exit status $st, expected $exp"
@@ -76,12 +87,23 @@ compare_run() {
   return 1
 }
 
-# Runs one item: PROG.VARIANT:WHAT, where WHAT is a lua script name or a
-# bzip2 level.
+# Runs one item: PROG.VARIANT:WHAT, where WHAT is a lua script name, a
+# bzip2 level or speedtest1's database (memdb or file).
 one() {
   local prog=${1%%:*} what=${1#*:}
   local bin=$RP/$prog
   local prefix=$work/$prog.$what
+  if [ "${prog%%.*}" = speedtest1 ]; then
+    check=realprogs/$prog/$what
+    [ -x "$PROFILEME" ] || { echo "FAIL $check: emulator $PROFILEME not found (run make first)"; return; }
+    local db=--memdb
+    [ "$what" = file ] && db=test.db   # in the run's fresh directory
+    # Each test's line ends with its elapsed time: host time under qemu.
+    out_filter='s/[0-9]+\.[0-9]+s$/TIME/'
+    oracle_run "$prefix" "$bin" --size 1 --verify "$db"
+    compare_run "$prefix" "$bin" --size 1 --verify "$db" && echo "PASS $check"
+    return
+  fi
   if [ "${prog%%.*}" = lua ]; then
     check=realprogs/$prog/$what
     [ -x "$PROFILEME" ] || { echo "FAIL $check: emulator $PROFILEME not found (run make first)"; return; }
@@ -118,23 +140,6 @@ one() {
   compare_run "$prefix.d" "$bin" -d -c "$prefix.bz2" && echo "PASS $check"
 }
 
-# Writes the 1 MiB bzip2 input: text lines, counters and pseudo-random
-# bytes, so that both the sorting and the Huffman stages have work to do.
-make_input() {
-  perl -e '
-    my $x = 12345; my $s = "";
-    sub rnd { $x = ($x * 1103515245 + 12345) % 2147483648; return $x >> 8; }
-    my @w = qw(alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu);
-    while (length($s) < 1048576) {
-      my $r = rnd() % 10;
-      if ($r < 5) { $s .= join(" ", map { $w[rnd() % @w] } 1 .. 8) . "\n"; }
-      elsif ($r < 8) { $s .= sprintf("%08d,%d,%x\n", length($s), rnd() % 1000, rnd()); }
-      else { $s .= pack("C*", map { rnd() % 256 } 1 .. 64); }
-    }
-    print substr($s, 0, 1048576);
-  ' >"$input.tmp" && mv -f "$input.tmp" "$input"
-}
-
 if [ "${1:-}" = --one ]; then
   one "$2" >"$work/results/$2.res" 2>&1
   exit 0
@@ -153,7 +158,7 @@ if ! RP=$(bash "$root/tests/realprogs/build.sh" 2>"$out/build.err"); then
   exit 1
 fi
 tail -n 1 "$out/build.err"
-[ -f "$input" ] || make_input
+[ -f "$input" ] || bash "$root/tests/realprogs/input.sh" "$input"
 [ ! -x "$PROFILEME" ] && echo "note: $PROFILEME does not exist, so every realprogs check fails"
 
 items=()
@@ -163,6 +168,7 @@ for v in dyn static; do
   done
   items+=("bzip2.$v:9" "bzip2.$v:1")
 done
+items+=(speedtest1.dyn:memdb speedtest1.dyn:file)
 start=$SECONDS
 printf '%s\n' "${items[@]}" | run_jobs "$self" "$work/results" "${REALPROGS_JOBS:-2}" realprogs
 echo "realprogs: ${#items[@]} runs in $((SECONDS - start)) s"
