@@ -175,6 +175,7 @@ struct guest_mm *mm_fork(const struct guest_mm *src)
   mm->mmap_base = src->mmap_base;
   mm->code_free = src->code_free;
   mm->code_reset = src->code_reset;
+  mm->jit_free = src->jit_free;   /* the child translates its own code */
   if (vma_copy(mm, src)) goto fail;
   for (unsigned i = 0; i < L1_SIZE; i++) {
     if (!src->dir[i]) continue;
