@@ -9,7 +9,7 @@ DEBUG   ?=
 ifeq ($(SAN),1)
 BUILD   ?= build-san
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-OPT      = -O1
+OPT      = -O2
 DBGFLAGS = -DPM_DEBUG
 else ifeq ($(DEBUG),1)
 BUILD   ?= build-debug

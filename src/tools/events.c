@@ -28,7 +28,7 @@ static int fail(struct perr *e, int idx, const char *str)
 {
   if (e->str[0]) return -1;   /* the first error is the one reported */
   e->idx = idx;
-  snprintf(e->str, sizeof e->str, "%s", str);
+  snprintf(e->str, sizeof e->str, "%.*s", (int)sizeof e->str - 1, str);   /* what fits */
   return -1;
 }
 
