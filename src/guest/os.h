@@ -213,6 +213,8 @@ struct os_opts {
   uint64_t ram_bytes;        /* physical RAM (0: PHYS_DEFAULT_BYTES, 1 GB) */
   bool strace;               /* print each completed system call to the log */
   bool no_jit;               /* interpret every instruction: no translated code (guest/jit.h) */
+  bool epoch_set;            /* CLOCK_REALTIME starts at epoch_s, not the host's clock */
+  int64_t epoch_s;
 };
 
 struct os {

@@ -116,7 +116,7 @@ struct os *os_create(const struct os_opts *opt)
   m->log = stderr;
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  m->epoch_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  m->epoch_ns = opt->epoch_set ? opt->epoch_s * 1000000000 : (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
   synth_cpus(m);
   procfs_init(m);
   return m;

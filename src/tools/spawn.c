@@ -11,10 +11,32 @@
 
 extern char **environ;
 
+/* SOURCE_DATE_EPOCH (reproducible-builds.org's variable: seconds since
+ * 1970, decimal), when set, is where the guest's CLOCK_REALTIME starts, so
+ * that a program that seeds itself from time() (lua's string hashes) does
+ * the same work in two runs. Returns 0, or 2 after a message. */
+static int source_date_epoch(const char *cmd, struct os_opts *o)
+{
+  const char *s = getenv("SOURCE_DATE_EPOCH");
+  if (!s || !*s) return 0;
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (*end || errno || v < 0 || v > 253402300799LL) {   /* up to 9999-12-31 */
+    fprintf(stderr, "profileme %s: SOURCE_DATE_EPOCH must be seconds since 1970, not '%s'\n", cmd, s);
+    return 2;
+  }
+  o->epoch_set = true;
+  o->epoch_s = v;
+  return 0;
+}
+
 struct machine *tool_spawn(const char *cmd, const struct machine_opts *mo, int argc,
                            char *const *argv, int *rc)
 {
-  struct machine *m = machine_create(mo);
+  struct machine_opts o = *mo;
+  if ((*rc = source_date_epoch(cmd, &o.os))) return NULL;
+  struct machine *m = machine_create(&o);
   if (!m) {
     fprintf(stderr, "profileme %s: out of memory\n", cmd);
     *rc = 1;

@@ -172,3 +172,20 @@ items+=(speedtest1.dyn:memdb speedtest1.dyn:file)
 start=$SECONDS
 printf '%s\n' "${items[@]}" | run_jobs "$self" "$work/results" "${REALPROGS_JOBS:-2}" realprogs
 echo "realprogs: ${#items[@]} runs in $((SECONDS - start)) s"
+
+# SOURCE_DATE_EPOCH sets where the guest's CLOCK_REALTIME starts: lua's
+# os.time() reads it, and lua, which seeds its string hashes from time(),
+# does the same work in two runs (the same instruction count), which the
+# host's clock does not give. A bad value is refused with exit status 2.
+lua=$RP/lua.dyn
+t=$(SOURCE_DATE_EPOCH=1700000000 "$PROFILEME" run -- "$lua" -e 'print(os.time())' 2>&1)
+if [ "$t" = 1700000000 ]; then echo "PASS realprogs/source-date-epoch: os.time() is $t"
+else echo "FAIL realprogs/source-date-epoch: os.time() printed '$t', not 1700000000"; fi
+n1=$(SOURCE_DATE_EPOCH=1700000000 "$PROFILEME" run --stats -- "$lua" tests/realprogs/strings.lua 2>&1 >/dev/null | grep -o '[0-9]* instructions' | head -1)
+n2=$(SOURCE_DATE_EPOCH=1700000000 "$PROFILEME" run --stats -- "$lua" tests/realprogs/strings.lua 2>&1 >/dev/null | grep -o '[0-9]* instructions' | head -1)
+if [ -n "$n1" ] && [ "$n1" = "$n2" ]; then echo "PASS realprogs/source-date-epoch-same-work: two lua runs, $n1 each"
+else echo "FAIL realprogs/source-date-epoch-same-work: '$n1' and '$n2'"; fi
+e=$(SOURCE_DATE_EPOCH=soon "$PROFILEME" run -- "$lua" -e 'print(1)' 2>&1)
+rc=$?
+if [ "$rc" -eq 2 ] && [[ $e == *"SOURCE_DATE_EPOCH must be seconds since 1970"* ]]; then echo "PASS realprogs/source-date-epoch-bad: exit 2: $e"
+else echo "FAIL realprogs/source-date-epoch-bad: exit $rc: $e"; fi
