@@ -50,6 +50,9 @@ done
 [ -x "$PROFILEME" ] || { echo "sampled-accuracy: $PROFILEME not built (make)" >&2; exit 2; }
 case $seeds$count in *[!0-9]*) echo "sampled-accuracy: --seeds and -c want numbers" >&2; exit 2 ;; esac
 prog=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
+# The same guest clock in every run: a program that seeds itself from
+# time() (lua's string hashes) then does the same work in each.
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000}
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/sampled-accuracy.XXXXXX")
 mkdir -p "$out" && cd "$out" || exit 2
 echo "sampled-accuracy: $prog $* ($sampled, -c $count ${cpus[*]} ${sysw[*]}) in $out"
