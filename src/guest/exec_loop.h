@@ -28,6 +28,7 @@ int AXP_RUN_NAME(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64
   struct guest_code *code;
   const struct axp_insn *in;
   int stop;
+  bool after_jit;   /* entering npc from translated code (AXP_JIT) */
 
 #define PC() (page + ((uint64_t)(in - code->in) << 2))
 #if AXP_TIMED
@@ -81,6 +82,8 @@ int AXP_RUN_NAME(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64
       if (s_ < 0) TRAP_HERE(); } } while (0)
 
 new_page:
+  after_jit = false;
+enter: __attribute__((unused));   /* reached by goto only with AXP_JIT */
   page = npc & ~GUEST_PAGE_MASK;
   code = code_for(cpu, mm, npc);
   if (!code) {
@@ -90,24 +93,18 @@ new_page:
     goto out;
   }
   in = code->in + ((npc & GUEST_PAGE_MASK) >> 2);
-  JIT_CHECK();
+  /* After translated code, npc's instruction is interpreted before any
+   * block is looked for: translated code returns there when it cannot run
+   * that instruction. */
+  if (!after_jit) JIT_CHECK();
   DISPATCH();
 
 #if AXP_JIT
 jit:
   npc = PC();
   jit_go(cpu, mm, c, code, &npc, &left);
-  /* Go on at npc, interpreting its instruction before looking for a block:
-   * translated code returns there when it cannot run that instruction. */
-  page = npc & ~GUEST_PAGE_MASK;
-  code = code_for(cpu, mm, npc);
-  if (!code) {
-    data_fault(cpu, mm, npc);
-    stop = AXP_STOP_TRAP;
-    goto out;
-  }
-  in = code->in + ((npc & GUEST_PAGE_MASK) >> 2);
-  DISPATCH();
+  after_jit = true;
+  goto enter;
 #endif
 
 L_UNDECODED:
