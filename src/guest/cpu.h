@@ -54,6 +54,14 @@ enum axp_stop {
 struct cpu_timing {
   bool (*before)(void *ctx, const struct uarch_insn *ui);
   void *ctx;
+  /* Functional warming in translated code (axp_run_warm, optional): room
+   * says how many instructions translated code may run before `before` must
+   * see one (0: none); warm is told of the instructions translated code
+   * describes (done: about how many it has run since room was asked). Every
+   * instruction translated code runs counts in cpu.warm_skipped, those told
+   * to warm included. */
+  uint64_t (*room)(void *ctx);
+  void (*warm)(void *ctx, const struct uarch_insn *ui, uint64_t done);
 };
 
 /* A synchronous exception as the kernel would turn it into a signal. Signal
@@ -98,9 +106,12 @@ struct cpu {
    * hook resets this), and the fetch line (pc >> 6) it last saw. */
   bool warm_build;
   uint64_t warm_skipped, warm_line;
+  /* The budget translated code had when it started (the `done` of
+   * cpu_timing.warm). */
+  uint64_t warm_budget0;
   /* The translator (guest/jit.h): a block is translated once its first
    * instruction has been reached this many times by a taken branch or a page
-   * change; 0 interprets everything. Only axp_run translates. */
+   * change; 0 interprets everything. axp_run and axp_run_warm translate. */
   uint8_t jit_hot;
   /* Fetch cache: the last code page entered. */
   struct guest_mm *fc_mm;

@@ -23,9 +23,10 @@ struct guest_code {
   struct axp_insn in[GUEST_PAGE_INSNS + 1];
   const uint8_t *host;   /* the page's bytes */
   uint64_t page;
-  const void **entry;    /* the translated block starting at each slot, or NULL (allocated
-                            with the page's first block) */
-  unsigned blocks;       /* entries set since the last reset */
+  /* The translated block starting at each slot, or NULL, in the functional
+   * [0] and the warming [1] cache (allocated with the page's first block). */
+  const void **entry[2];
+  unsigned blocks[2];    /* entries set since the last reset */
   struct guest_mm *mm;   /* the address space (whose jump cache may point at the blocks) */
   uint8_t heat[GUEST_PAGE_INSNS];   /* arrivals at each slot, counted up to cpu.jit_hot */
 };
@@ -50,16 +51,20 @@ static void code_reset(struct guest_code *gc)
   memset(gc->in, 0, sizeof gc->in);
   gc->in[GUEST_PAGE_INSNS].id = XID_PAGE_END;
   memset(gc->heat, 0, sizeof gc->heat);
-  if (gc->blocks) {
-    memset(gc->entry, 0, GUEST_PAGE_INSNS * sizeof *gc->entry);
-    if (gc->mm->jit) jit_forget(gc->mm->jit);   /* it may point at them */
-    gc->blocks = 0;
+  for (int i = 0; i < 2; i++) {
+    if (!gc->blocks[i]) continue;
+    memset(gc->entry[i], 0, GUEST_PAGE_INSNS * sizeof *gc->entry[i]);
+    if (gc->mm->jit[i]) jit_forget(gc->mm->jit[i]);   /* it may point at them */
+    gc->blocks[i] = 0;
   }
 }
 
 static void code_free(struct guest_code *gc)
 {
-  if (gc) free(gc->entry);
+  if (gc) {
+    free(gc->entry[0]);
+    free(gc->entry[1]);
+  }
   free(gc);
 }
 
@@ -119,8 +124,8 @@ static struct guest_code *code_for(struct cpu *cpu, struct guest_mm *mm, uint64_
     struct guest_code *gc = malloc(sizeof *gc);
     const uint8_t *host = mm_host(mm, page, 0);
     if (!gc || !host) { free(gc); return NULL; }
-    gc->entry = NULL;
-    gc->blocks = 0;
+    gc->entry[0] = gc->entry[1] = NULL;
+    gc->blocks[0] = gc->blocks[1] = 0;
     gc->mm = mm;
     code_reset(gc);
     gc->host = host;
@@ -379,73 +384,132 @@ static const struct axp_insn *jit_slot(void *ctx, unsigned i)
   return in;
 }
 
-/* The block starting at slot s of code, translated now; NULL when it cannot
- * be (its first instruction is the interpreter's, or there is no code cache:
- * not an x86-64 host, or no executable memory; then the slot stays hot and
+/* The ids the warming build describes to its hook (warm_filter below);
+ * defined with it. */
+static const bool warm_hooked[XID_COUNT];
+
+/* The block starting at slot s of code, translated now in the cache of
+ * `mode` (0 functional, 1 warming); NULL when it cannot be (its first
+ * instruction is the interpreter's, or there is no code cache: not an
+ * x86-64 host, or no executable memory; then the slot stays hot and
  * untranslated, and only another slot reaching the threshold tries again). */
-static const void *jit_block(struct guest_mm *mm, struct guest_code *code, unsigned s)
+static const void *jit_block(struct guest_mm *mm, struct guest_code *code, unsigned s, int mode)
 {
-  if (!mm->jit && !(mm->jit = jit_create())) return NULL;
-  if (!code->entry && !(code->entry = calloc(GUEST_PAGE_INSNS, sizeof *code->entry))) return NULL;
+  struct jit_cache **jc = &mm->jit[mode];
+  if (!*jc && !(*jc = jit_create(mode ? warm_hooked : NULL))) return NULL;
+  if (!code->entry[mode] && !(code->entry[mode] = calloc(GUEST_PAGE_INSNS, sizeof *code->entry[mode])))
+    return NULL;
   bool full = false;
-  const void *e = jit_translate(mm->jit, code->page, s, jit_slot, code, &full);
+  const void *e = jit_translate(*jc, code->page, s, jit_slot, code, &full);
   if (full) {
     /* Start the cache afresh: every page forgets its blocks first. */
     mm_code_flush(mm);
-    jit_reset(mm->jit);
-    e = jit_translate(mm->jit, code->page, s, jit_slot, code, &full);
+    jit_reset(*jc);
+    e = jit_translate(*jc, code->page, s, jit_slot, code, &full);
   }
   if (e) {
-    code->entry[s] = e;
-    code->blocks++;
+    code->entry[mode][s] = e;
+    code->blocks[mode]++;
   }
   return e;
+}
+
+/* The warm helper of translated code (jit.h) in the warming build: the
+ * instruction described as timing_before describes it, to the machine's
+ * cpu_timing.warm. The access's frame is the TLB's (translated code ran
+ * a TLB hit, so no page is touched for the first time here). */
+struct warm_ctx { struct cpu *cpu; struct guest_mm *mm; };
+static uint64_t jit_warm_insn(void *ctx, const struct axp_insn *in, uint64_t pc, uint64_t a, uint64_t b,
+                              uint64_t left)
+{
+  const struct warm_ctx *w = ctx;
+  struct cpu *cpu = w->cpu;
+  struct uarch_insn ui = { .pc = pc, .d = in, .next_pc = pc + 4, .asn = cpu->asn };
+  uint64_t ret = b;
+  unsigned f = in->id < AXP_NUM_IDS ? axp_info[in->id].format : AXP_FMT_MEM;
+  if (in->id == XID_NOP) {
+    ui.ea = a;
+    ui.pa = mm_phys(w->mm, a, GUEST_PROT_READ, false, &ui.fault);
+    ui.pa_valid = true;
+  } else if ((f == AXP_FMT_MEM || f == AXP_FMT_FMEM) && b) {
+    const struct guest_mm *mm = w->mm;
+    uint64_t off = (uint64_t)((const uint8_t *)(uintptr_t)b - mm->ram);
+    ui.ea = a;
+    ui.pa = off < mm->ram_bytes ? off : mm_phys(w->mm, a, GUEST_PROT_READ, false, &ui.fault);
+    ui.pa_valid = true;
+  } else if (f == AXP_FMT_BRA || f == AXP_FMT_FBRA) {
+    ui.taken = a;
+    if (a) ui.next_pc = b;
+    ret = a;
+  } else if (f == AXP_FMT_JMP) {
+    ui.taken = true;
+    ui.next_pc = b;
+  }
+  cpu->warm_line = pc >> 6;
+  cpu->timing->warm(cpu->timing->ctx, &ui, cpu->warm_budget0 - left);
+  return ret;
 }
 
 /* Runs translated code from *npc, the start of a block in code, from block to
  * block while the next one is translated (or hot enough to be), linking
  * direct branches within a page as it finds their targets. Returns with
- * *npc the instruction the interpreter must run next and *left the budget. */
+ * *npc the instruction the interpreter must run next and *left the budget.
+ * The warming build (mode 1) runs no more than the machine's room, and
+ * counts what it ran in cpu->warm_skipped. */
 static void jit_go(struct cpu *cpu, struct guest_mm *mm, struct axp_ctx *c,
-                   struct guest_code *code, uint64_t *npc, uint64_t *left)
+                   struct guest_code *code, uint64_t *npc, uint64_t *left, int mode)
 {
+  uint64_t budget = *left;
+  struct warm_ctx wc = { cpu, mm };
+  if (mode) {
+    uint64_t room = cpu->timing->room ? cpu->timing->room(cpu->timing->ctx) : 0;
+    if (room < budget) budget = room;
+    if (!budget) return;
+    cpu->warm_budget0 = budget;
+  }
   unsigned s = (unsigned)((*npc & GUEST_PAGE_MASK) >> 2);
-  const void *e = code->entry ? code->entry[s] : NULL;
-  if (!e && !(e = jit_block(mm, code, s))) return;
+  const void *e = code->entry[mode] ? code->entry[mode][s] : NULL;
+  if (!e && !(e = jit_block(mm, code, s, mode))) return;
   if (mm->jit_map_gen != mm->map_gen) {
-    /* Pages were unmapped or changed since the jump cache was filled. */
-    jit_forget(mm->jit);
+    /* Pages were unmapped or changed since the jump caches were filled. */
+    for (int i = 0; i < 2; i++)
+      if (mm->jit[i]) jit_forget(mm->jit[i]);
     mm->jit_map_gen = mm->map_gen;
   }
-  jit_remember(mm->jit, *npc, e);
-  struct jit_frame f = { .left = *left, .pc = *npc, .r = c->r, .tlb_r = mm->tlb_r };
+  struct jit_cache *jc = mm->jit[mode];
+  jit_remember(jc, *npc, e);
+  struct jit_frame f = { .left = budget, .pc = *npc, .r = c->r, .tlb_r = mm->tlb_r,
+                         .warm = jit_warm_insn, .warm_ctx = &wc };
   for (;;) {
     f.link = NULL;
-    jit_run(mm->jit, &f, e);
+    jit_run(jc, &f, e);
     if (f.kind != JIT_EXIT_NEXT || !(code = code_for(cpu, mm, f.pc))) break;
     s = (unsigned)((f.pc & GUEST_PAGE_MASK) >> 2);
-    e = code->entry ? code->entry[s] : NULL;
+    e = code->entry[mode] ? code->entry[mode][s] : NULL;
     if (!e) {
       if (code->heat[s] >= cpu->jit_hot || ++code->heat[s] < cpu->jit_hot) break;
-      uint64_t gen = jit_generation(mm->jit);
-      if (!(e = jit_block(mm, code, s))) break;
-      if (jit_generation(mm->jit) != gen) f.link = NULL;   /* the exit's block is gone */
+      uint64_t gen = jit_generation(jc);
+      if (!(e = jit_block(mm, code, s, mode))) break;
+      if (jit_generation(jc) != gen) f.link = NULL;   /* the exit's block is gone */
     }
     /* A link site comes only from a direct branch to this same page. */
     if (f.link) jit_link(f.link, e);
-    jit_remember(mm->jit, f.pc, e);
+    jit_remember(jc, f.pc, e);
   }
   *npc = f.pc;
-  *left = f.left;
+  *left -= budget - f.left;
+  if (mode) cpu->warm_skipped += budget - f.left;
 }
 
 #define AXP_RUN_NAME axp_run
 #define AXP_TIMED 0
 #define AXP_JIT 1
+#define AXP_JIT_MODE 0
 #include "guest/exec_loop.h"
 #undef AXP_RUN_NAME
 #undef AXP_TIMED
 #undef AXP_JIT
+#undef AXP_JIT_MODE
 #define AXP_RUN_NAME axp_run_timed
 #define AXP_TIMED 1
 #define AXP_JIT 0
@@ -492,6 +556,14 @@ static const bool warm_plain[XID_COUNT] = {
 #include "isa/alpha.def"
 #undef X
 };
+/* The same for translated code (jit.h), which also knows BIS's and CPYS's
+ * NOP forms from their operands. */
+static const bool warm_hooked[XID_COUNT] = {
+#define X(id, mn, op, fn, fm, fmt, sub, cls) [AXP_##id] = !WARM_PLAIN_##cls || AXP_##id == AXP_BIS || AXP_##id == AXP_CPYS,
+#include "isa/alpha.def"
+#undef X
+  [XID_NOP] = true,
+};
 
 static inline bool warm_filter(struct cpu *cpu, const struct axp_ctx *c, struct guest_mm *mm,
                                const struct axp_insn *in, uint64_t pc)
@@ -507,9 +579,11 @@ static inline bool warm_filter(struct cpu *cpu, const struct axp_ctx *c, struct 
 #define timing_before warm_filter
 #define AXP_RUN_NAME axp_run_warm
 #define AXP_TIMED 1
-#define AXP_JIT 0   /* translated code calls no hook */
+#define AXP_JIT 1     /* the warming cache's code describes what it runs */
+#define AXP_JIT_MODE 1
 #include "guest/exec_loop.h"
 #undef timing_before
 #undef AXP_RUN_NAME
 #undef AXP_TIMED
 #undef AXP_JIT
+#undef AXP_JIT_MODE

@@ -49,7 +49,7 @@ int AXP_RUN_NAME(struct cpu *cpu, struct axp_ctx *c, struct guest_mm *mm, uint64
 #if AXP_JIT
   /* At a block start: its translated code if any, or count the arrival. */
 #define JIT_CHECK() do { unsigned s_ = (unsigned)(in - code->in); \
-    if ((code->entry && code->entry[s_]) || \
+    if ((code->entry[AXP_JIT_MODE] && code->entry[AXP_JIT_MODE][s_]) || \
         (code->heat[s_] < cpu->jit_hot && ++code->heat[s_] == cpu->jit_hot)) goto jit; } while (0)
 #else
 #define JIT_CHECK() do { } while (0)
@@ -102,7 +102,7 @@ enter: __attribute__((unused));   /* reached by goto only with AXP_JIT */
 #if AXP_JIT
 jit:
   npc = PC();
-  jit_go(cpu, mm, c, code, &npc, &left);
+  jit_go(cpu, mm, c, code, &npc, &left, AXP_JIT_MODE);
   after_jit = true;
   goto enter;
 #endif

@@ -40,7 +40,7 @@
  * written (a few MB for the largest programs measured, docs/performance.md). */
 #define ARENA_BYTES (64u << 20)
 /* Room a block may need per guest instruction: its code and exit stub. */
-#define BYTES_PER_INSN 128
+#define BYTES_PER_INSN 192
 #define BLOCK_SLACK 512
 /* Entries of the jump cache, indexed by pc bits 2 and up. */
 #define JUMP_SIZE 4096
@@ -56,6 +56,7 @@ struct jit_cache {
   uint8_t *exit_next, *exit_interp;
   uint64_t generation;
   uint64_t blocks, bytes;
+  const bool *hooked;      /* a warming cache's hooked ids (jit_create), else NULL */
 };
 
 /* ---- x86-64 encoding ---- */
@@ -245,6 +246,8 @@ struct block {
 /* guest_mm.tlb_w, from r12 (tlb_r) */
 #define TLB_W ((int32_t)(offsetof(struct guest_mm, tlb_w) - offsetof(struct guest_mm, tlb_r)))
 #define F_JUMP ((int32_t)offsetof(struct jit_frame, jump))
+#define F_WARM ((int32_t)offsetof(struct jit_frame, warm))
+#define F_WCTX ((int32_t)offsetof(struct jit_frame, warm_ctx))
 /* The jump cache entry of pc, as an offset from its start. */
 static int32_t jump_off(uint64_t pc) { return (int32_t)(((pc >> 2) & (JUMP_SIZE - 1)) * sizeof(struct jump)); }
 /* Offsets from rbx (axp_ctx.r). */
@@ -348,6 +351,26 @@ static void call_fn(struct block *b, uint64_t fn)
   put1(&b->e, 0xFF);
   put1(&b->e, 0xD0);
   cache_clear_caller_saved(b);
+}
+
+/* The warm helper of a warming cache (jit.h) for instruction in at pc, with
+ * a in rcx and b in r8 already; its result in rax. */
+static void warm_call(struct block *b, const struct axp_insn *in, uint64_t pc)
+{
+  struct emit *e = &b->e;
+  mov_ri(e, RSI, (uint64_t)(uintptr_t)in);
+  mov_ri(e, RDX, pc);
+  mov_rr(e, R9, R15);
+  mov_rm(e, RDI, RBP, F_WCTX);
+  op_mem(e, 0, 0xFF, 2, RBP, F_WARM);     /* call [rbp + warm] */
+  cache_clear_caller_saved(b);
+}
+/* The same with a = b = 0. */
+static void warm_call0(struct block *b, const struct axp_insn *in, uint64_t pc)
+{
+  xor32_rr(&b->e, RCX);
+  xor32_rr(&b->e, R8);
+  warm_call(b, in, pc);
 }
 
 /* ---- C helpers for the operations not worth inline code ---- */
@@ -763,14 +786,16 @@ static void operate(struct block *b, const struct axp_insn *in)
   st_g(b, rc, RAX);
 }
 
-/* Loads and stores (memory format, TLB hits only). */
-static void memop(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k)
+/* Loads and stores (memory format, TLB hits only); warm: described to the
+ * warm helper once the TLB has hit. */
+static void memop(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k, bool warm)
 {
   struct emit *e = &b->e;
   unsigned id = in->id;
   if (id == AXP_LDA || id == AXP_LDAH) {
     ea(b, in);
     st_g(b, in->ra, RAX);
+    if (warm) warm_call0(b, in, pc);
     return;
   }
   if (id == AXP_STS) {
@@ -786,7 +811,15 @@ static void memop(struct block *b, const struct axp_insn *in, uint64_t pc, unsig
                 : id == AXP_LDL || id == AXP_STL || id == AXP_LDS || id == AXP_STS ? 4 : 8;
   bool store = id == AXP_STB || id == AXP_STW || id == AXP_STL || id == AXP_STQ ||
                id == AXP_STQ_U || id == AXP_STS || id == AXP_STT;
+  if (warm) mov_rr(e, RDI, RAX);          /* the address, kept past the TLB (rax, rcx, rdx) */
   tlb(b, store, size, pc, k);
+  if (warm) {
+    if (id == AXP_STS) { push_r(e, RSI); push_r(e, RSI); }   /* two: the stack stays aligned */
+    mov_rr(e, RCX, RDI);
+    mov_rr(e, R8, RAX);
+    warm_call(b, in, pc);                 /* gives back the host address */
+    if (id == AXP_STS) { pop_r(e, RSI); pop_r(e, RSI); }
+  }
   switch (id) {
   case AXP_LDBU: op_mem(e, 0, 0x0FB6, RAX, RAX, 0); st_g(b, in->ra, RAX); break;
   case AXP_LDWU: op_mem(e, 0, 0x0FB7, RAX, RAX, 0); st_g(b, in->ra, RAX); break;
@@ -851,7 +884,7 @@ static int fp_cond(struct emit *e, unsigned id)
 }
 
 /* Conditional branches: the taken path is a side exit. */
-static void cond_branch(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k)
+static void cond_branch(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k, bool warm)
 {
   struct emit *e = &b->e;
   unsigned id = in->id;
@@ -869,15 +902,61 @@ static void cond_branch(struct block *b, const struct axp_insn *in, uint64_t pc,
     cc = id == AXP_BEQ ? CC_E : id == AXP_BNE ? CC_NE : id == AXP_BLT ? CC_L
        : id == AXP_BLE ? CC_LE : id == AXP_BGT ? CC_G : CC_GE;
   }
-  add_stub(b, jcc(e, cc), pc + 4 + (uint64_t)(int64_t)in->imm, b->n - k - 1, false);
+  uint64_t target = pc + 4 + (uint64_t)(int64_t)in->imm;
+  if (warm) {
+    setcc(e, cc, RCX);
+    movzx8_rr(e, RCX, RCX);
+    mov_ri(e, R8, target);
+    warm_call(b, in, pc);                 /* gives back taken */
+    test_rr(e, RAX, RAX);
+    cc = CC_NE;
+  }
+  add_stub(b, jcc(e, cc), target, b->n - k - 1, false);
 }
 
-/* One instruction, the k-th of the block, at pc. */
+/* Whether the k-th instruction of a block, in at pc, goes to the warm
+ * helper (jit.h). The NOP forms of BIS and CPYS are the timing model's
+ * (uarch/ev67.c, classify): every other BIS (mov, or) is a plain retire. */
+static bool warm_hooks(const struct jit_cache *jc, const struct axp_insn *in, uint64_t pc, unsigned k)
+{
+  if (!jc->hooked) return false;
+  if (k == 0 || (pc & 63) == 0) return true;
+  if (in->id == AXP_BIS || in->id == AXP_CPYS)
+    return in->ra == 31 && in->rb == 31 && !lit(in) && in->rc >= 31;
+  return jc->hooked[in->id];
+}
+
+static void insn_op(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k, bool warm);
+
+/* One instruction, the k-th of the block, at pc. Loads, stores and control
+ * transfers are described to the warm helper inside their code; the others
+ * after it, once nothing can leave for the interpreter at them. */
 static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k)
+{
+  bool warm = warm_hooks(b->jc, in, pc, k);
+  unsigned id = in->id;
+  if (id == XID_NOP) {
+    if (warm) {
+      ea(b, in);
+      mov_rr(&b->e, RCX, RAX);
+      xor32_rr(&b->e, R8);
+      warm_call(b, in, pc);
+    }
+    return;
+  }
+  unsigned f = id < AXP_NUM_IDS ? axp_info[id].format : AXP_FMT_OPR;
+  bool inside = (f == AXP_FMT_MEM || f == AXP_FMT_FMEM || f == AXP_FMT_BRA || f == AXP_FMT_FBRA ||
+                 f == AXP_FMT_JMP) &&
+                id != AXP_FETCH && id != AXP_FETCH_M && id != AXP_ECB && id != AXP_WH64 &&
+                id != AXP_WH64EN && id != AXP_TRAPB && id != AXP_EXCB && id != AXP_MB && id != AXP_WMB;
+  insn_op(b, in, pc, k, warm && inside);
+  if (warm && !inside) warm_call0(b, in, pc);
+}
+
+static void insn_op(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k, bool warm)
 {
   struct emit *e = &b->e;
   unsigned id = in->id;
-  if (id == XID_NOP) return;
   switch (id) {
   case AXP_TRAPB: case AXP_EXCB: case AXP_MB: case AXP_WMB: case AXP_FETCH: case AXP_FETCH_M:
   case AXP_ECB: case AXP_WH64: case AXP_WH64EN:
@@ -895,7 +974,7 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
   case AXP_LDBU: case AXP_LDWU: case AXP_LDL: case AXP_LDQ: case AXP_LDQ_U:
   case AXP_STB: case AXP_STW: case AXP_STL: case AXP_STQ: case AXP_STQ_U:
   case AXP_LDS: case AXP_LDT: case AXP_STS: case AXP_STT:
-    memop(b, in, pc, k);
+    memop(b, in, pc, k, warm);
     return;
   case AXP_FTOIT:
     ld_f(b, RAX, in->ra);
@@ -957,12 +1036,17 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
   case AXP_BEQ: case AXP_BNE: case AXP_BLT: case AXP_BLE: case AXP_BGT: case AXP_BGE:
   case AXP_BLBC: case AXP_BLBS:
   case AXP_FBEQ: case AXP_FBNE: case AXP_FBLT: case AXP_FBGE: case AXP_FBLE: case AXP_FBGT:
-    cond_branch(b, in, pc, k);
+    cond_branch(b, in, pc, k, warm);
     return;
   case AXP_BR: case AXP_BSR:
     if (in->ra < 31) {
       mov_ri(e, RAX, pc + 4);
       st_g(b, in->ra, RAX);
+    }
+    if (warm) {
+      mov_ri(e, RCX, 1);
+      mov_ri(e, R8, pc + 4 + (uint64_t)(int64_t)in->imm);
+      warm_call(b, in, pc);
     }
     exit_next(b, pc + 4 + (uint64_t)(int64_t)in->imm);
     return;
@@ -972,6 +1056,11 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
     if (in->ra < 31) {
       mov_ri(e, RCX, pc + 4);
       st_g(b, in->ra, RCX);
+    }
+    if (warm) {
+      mov_rr(e, R8, RAX);
+      mov_ri(e, RCX, 1);
+      warm_call(b, in, pc);               /* gives back the target */
     }
     exit_indirect(b);
     return;
@@ -1026,10 +1115,11 @@ static void write_shared(struct jit_cache *jc)
   jc->next = jc->start;
 }
 
-struct jit_cache *jit_create(void)
+struct jit_cache *jit_create(const bool *hooked)
 {
   struct jit_cache *jc = calloc(1, sizeof *jc);
   if (!jc) return NULL;
+  jc->hooked = hooked;
   void *p = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) { free(jc); return NULL; }
@@ -1150,7 +1240,7 @@ const void *jit_translate(struct jit_cache *jc, uint64_t page, unsigned first,
 
 #else   /* not x86-64: everything is interpreted */
 
-struct jit_cache *jit_create(void) { return NULL; }
+struct jit_cache *jit_create(const bool *hooked) { (void)hooked; return NULL; }
 void jit_destroy(struct jit_cache *jc) { (void)jc; }
 const void *jit_translate(struct jit_cache *jc, uint64_t page, unsigned first,
                           jit_slot_fn slot, void *ctx, bool *full)

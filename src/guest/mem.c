@@ -160,7 +160,8 @@ void mm_put(struct guest_mm *mm)
   }
   free(mm->dir);
   vma_free(mm);
-  if (mm->jit && mm->jit_free) mm->jit_free(mm->jit);
+  for (int i = 0; i < 2; i++)
+    if (mm->jit[i] && mm->jit_free) mm->jit_free(mm->jit[i]);
   free(mm);
 }
 

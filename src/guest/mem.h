@@ -107,8 +107,9 @@ struct guest_mm {
   /* Called to reset (not free) a page's predecoded code when it is written. */
   void (*code_reset)(struct guest_code *);
   /* The executor's translated code (guest/jit.h), created on first use and
-   * freed with the space by jit_free; not inherited by a fork. */
-  struct jit_cache *jit;
+   * freed with the space by jit_free; not inherited by a fork. One cache per
+   * build that translates: [0] the functional one, [1] the warming one. */
+  struct jit_cache *jit[2];
   void (*jit_free)(struct jit_cache *);
   uint64_t jit_map_gen;       /* map_gen when its jump cache was last emptied */
   int refs;

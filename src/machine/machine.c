@@ -90,6 +90,7 @@ struct mcpu {
   double u_wp, u_mis, u_tk, u_traps;
   uint64_t fetch_recent;         /* fetches per instruction of the last stretch folded (16.16) */
   uint64_t warm_plain;           /* instructions axp_run_warm ran without the hook (each one retire) */
+  uint64_t warm_told;            /* of the skipped ones: told to warm_jit (retires in ev67's counts) */
   struct cpu *oc;                /* this CPU in the OS (its warm_skipped count) */
   uint64_t skip_seen;            /* oc->warm_skipped when last taken into warm_n */
   bool exit_pending;             /* stop the executor at the next instruction (to change its build) */
@@ -197,9 +198,11 @@ static void smp_take_rates(struct mcpu *c)
 static inline void warm_take_skipped(struct mcpu *c)
 {
   uint64_t k = c->oc->warm_skipped - c->skip_seen;
+  PM_ASSERT(k >= c->warm_told);
   c->skip_seen += k;
   c->warm_n += k;
-  c->warm_plain += k;
+  c->warm_plain += k - c->warm_told;
+  c->warm_told = 0;
 }
 
 /* The fetched instructions of a stretch of n (16.16): warming knows its
@@ -789,6 +792,28 @@ static bool before(void *ctx, const struct uarch_insn *ui)
   return __builtin_expect(c->trace.on, 0) && trace_insn(c, ui, f->end);
 }
 
+/* Translated code may run the stretch's rest (cpu_timing.room): the
+ * stretch's stopping point and everything else are warm_before's. */
+static uint64_t warm_room(void *ctx)
+{
+  struct mcpu *c = ctx;
+  if (!c->warm || c->exit_pending || c->trace.on) return 0;
+  warm_take_skipped(c);
+  return c->warm_n < c->warm_stop ? c->warm_stop - c->warm_n : 0;
+}
+
+/* An instruction translated code describes (cpu_timing.warm): warmed at the
+ * estimated cycle, as warm_before would. Its page has a TLB entry, so no
+ * fault; its access is aligned (a misaligned one leaves for the
+ * interpreter). */
+static void warm_jit(void *ctx, const struct uarch_insn *ui, uint64_t done)
+{
+  struct mcpu *c = ctx;
+  uint64_t n = c->warm_n + c->oc->warm_skipped - c->skip_seen + done;
+  ev67_warm(c->core, ui, ev67_now(c->core) + ((n * c->cpi + c->cyc_frac) >> FX));
+  c->warm_told++;
+}
+
 /* A warm stretch's instruction: warmed, its time estimated. */
 static bool warm_before(void *ctx, const struct uarch_insn *ui)
 {
@@ -1194,7 +1219,7 @@ static int attach_cpu(struct machine *m, int id)
   ev67_set_xlate(c->core, xlate_cb, c);
   c->next_tick = m->tick_cycles;
   c->hook = (struct cpu_timing){ .before = before, .ctx = c };
-  c->warm_hook = (struct cpu_timing){ .before = warm_before, .ctx = c };
+  c->warm_hook = (struct cpu_timing){ .before = warm_before, .ctx = c, .room = warm_room, .warm = warm_jit };
   m->os->cpus[id].timing = &c->hook;
   if (m->opt.sampled.unit) {
     /* Detailed until the first unit has been measured. */

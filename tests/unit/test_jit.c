@@ -9,7 +9,16 @@
  * than the program. The interpreter is the oracle (itself checked against
  * qemu-alpha by the guest tests): the stop, pc, every register, the FP
  * control, the instruction count, the trap, the unaligned fix-ups and the
- * data pages must be the same. Seeded: the same programs every run. */
+ * data pages must be the same. Then the warming build (axp_run_warm), whose
+ * translated code describes loads, stores, control transfers and fetch
+ * lines to the machine itself (jit.h): run translated and interpreted under
+ * a hook that records what is described, with the room for translated code
+ * drawn at random, both runs must describe the same accesses (pc, address,
+ * frame), branches (pc, direction, target), CMOVs, NOP forms and fetch-line
+ * changes in the same order, and count every instruction once (hooked, or
+ * skipped, which includes those translated code described; a trapping
+ * instruction may be described and does not retire).
+ * Seeded: the same programs every run. */
 #include "check.h"
 #include "guest/cpu.h"
 #include "guest/jit.h"
@@ -159,10 +168,22 @@ static unsigned gen(uint32_t *w)
   return at;
 }
 
+/* What the warming build described, folded into hashes. */
+struct rec {
+  uint64_t ev, nev;         /* the significant instructions (below) */
+  uint64_t lines, nlines;   /* the fetch-line changes */
+  uint64_t last_line;
+  uint64_t hooks, told;     /* cpu_timing.before and .warm calls */
+  uint64_t rng;             /* draws the room */
+  struct guest_mm *mm;      /* for the frames: each run has its own */
+};
+
 struct state {
   struct guest_mm *mm;
   struct axp_ctx c;
   struct cpu cpu;
+  struct rec rec;
+  struct cpu_timing timing;
 };
 
 static const uint64_t fspecial[] = {
@@ -208,6 +229,70 @@ static bool setup(struct state *s, struct physmem *ram, const uint32_t *code, un
   s->c.unique = 0x1234;
   s->cpu.jit_hot = (uint8_t)hot;
   return true;
+}
+
+static uint64_t fold(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ull + (h >> 29); }
+
+/* What functional warming must be told of: loads and stores (prefetches
+ * and unops too), control transfers, CMOV (two retires) and the NOP forms of
+ * BIS and CPYS (none); the other instructions only for their fetch line. */
+static bool significant(const struct axp_insn *d)
+{
+  if (d->id == XID_NOP) return true;
+  if (d->id >= AXP_NUM_IDS) return false;
+  const struct axp_info *ai = &axp_info[d->id];
+  if (ai->cls == AXP_CLS_ILD || ai->cls == AXP_CLS_FLD || ai->cls == AXP_CLS_IST || ai->cls == AXP_CLS_FST ||
+      ai->cls == AXP_CLS_CMOV)
+    return true;
+  if (ai->format == AXP_FMT_BRA || ai->format == AXP_FMT_FBRA || ai->format == AXP_FMT_JMP) return true;
+  if (d->id == AXP_BIS || d->id == AXP_CPYS)
+    return d->ra == 31 && d->rb == 31 && !(d->flags & AXP_F_LIT) && d->rc >= 31;
+  return false;
+}
+
+static void record(struct rec *r, const struct uarch_insn *ui)
+{
+  if (ui->pc >> 6 != r->last_line) {
+    r->last_line = ui->pc >> 6;
+    r->lines = fold(r->lines, r->last_line);
+    r->nlines++;
+  }
+  if (!significant(ui->d)) return;
+  const struct axp_info *ai = ui->d->id < AXP_NUM_IDS ? &axp_info[ui->d->id] : NULL;
+  uint64_t h = fold(r->ev, ui->pc);
+  if (!ai || ai->cls == AXP_CLS_ILD || ai->cls == AXP_CLS_FLD || ai->cls == AXP_CLS_IST || ai->cls == AXP_CLS_FST)
+  {
+    /* The frame as the page tables have it (the two runs' frames differ). */
+    bool fault = false;
+    uint64_t pa = mm_phys(r->mm, ui->ea, GUEST_PROT_READ, false, &fault);
+    h = fold(fold(h, ui->ea), ui->pa_valid && ui->pa == pa ? ui->pa & GUEST_PAGE_MASK : ~0ull);
+  }
+  if (ai && (ai->format == AXP_FMT_BRA || ai->format == AXP_FMT_FBRA || ai->format == AXP_FMT_JMP))
+    h = fold(fold(h, ui->taken), ui->next_pc);
+  r->ev = h;
+  r->nev++;
+}
+static bool rec_before(void *ctx, const struct uarch_insn *ui)
+{
+  struct rec *r = ctx;
+  r->hooks++;
+  record(r, ui);
+  return false;
+}
+static void rec_warm(void *ctx, const struct uarch_insn *ui, uint64_t done)
+{
+  (void)done;
+  struct rec *r = ctx;
+  r->told++;
+  record(r, ui);
+}
+/* Sometimes none, sometimes a few instructions, mostly plenty. */
+static uint64_t rec_room(void *ctx)
+{
+  struct rec *r = ctx;
+  r->rng ^= r->rng << 13; r->rng ^= r->rng >> 7; r->rng ^= r->rng << 17;
+  unsigned k = (unsigned)(r->rng % 8);
+  return k == 0 ? 0 : k < 3 ? r->rng % 40 : UINT64_MAX;
 }
 
 /* Prints a program, for a failure. */
@@ -285,7 +370,8 @@ int main(void)
   rng = 0x9E3779B97F4A7C15ull;
   struct physmem *ram = phys_create(64ull << 20);
   if (!ram) { CHECK(0, "RAM"); return check_done(); }
-  unsigned agree = 0, translated = 0, traps = 0, budgets = 0, programs = 0;
+  unsigned agree = 0, translated = 0, traps = 0, budgets = 0, programs = 0, warm_agree = 0, warm_translated = 0;
+  uint64_t warm_told = 0;
   uint64_t insns = 0;
   for (unsigned prog = 0; prog < PROGRAMS; prog++) {
     uint32_t code[GUEST_PAGE_INSNS];
@@ -307,7 +393,7 @@ int main(void)
       int sb = axp_run(&b.cpu, &b.c, b.mm, budget);
       if (pass == 0) full = b.cpu.icount;
       uint64_t blocks = 0, bytes = 0;
-      if (a.mm->jit) jit_counts(a.mm->jit, &blocks, &bytes);
+      if (a.mm->jit[0]) jit_counts(a.mm->jit[0], &blocks, &bytes);
       translated += blocks > 0;
       traps += sb == AXP_STOP_TRAP;
       budgets += sb == AXP_STOP_BUDGET;
@@ -323,9 +409,56 @@ int main(void)
       pc_counts_free(&a.cpu.unaligned);
       pc_counts_free(&b.cpu.unaligned);
       if (agree + 20 < programs) goto out;   /* enough said */
+      /* The warming build, translated against interpreted. */
+      if (!setup(&a, ram, code, len, seed, hot) || !setup(&b, ram, code, len, seed, 0)) {
+        CHECK(0, "program %u: set-up", prog);
+        return check_done();
+      }
+      for (struct state *x = &a; x; x = x == &a ? &b : NULL) {
+        x->rec.rng = seed | 1;
+        x->rec.last_line = ~0ull;
+        x->rec.mm = x->mm;
+        x->timing = (struct cpu_timing){ .before = rec_before, .ctx = &x->rec, .room = rec_room, .warm = rec_warm };
+        x->cpu.timing = &x->timing;
+      }
+      sa = axp_run_warm(&a.cpu, &a.c, a.mm, budget);
+      sb = axp_run_warm(&b.cpu, &b.c, b.mm, budget);
+      blocks = 0;
+      if (a.mm->jit[1]) jit_counts(a.mm->jit[1], &blocks, &bytes);
+      warm_translated += blocks > 0;
+      warm_told += a.rec.told;
+      bool w = !differ(&a, &b, sa, sb) && a.rec.ev == b.rec.ev && a.rec.nev == b.rec.nev &&
+               a.rec.lines == b.rec.lines && a.rec.nlines == b.rec.nlines &&
+               a.rec.hooks + a.cpu.warm_skipped == b.rec.hooks + b.cpu.warm_skipped &&
+               a.rec.told <= a.cpu.warm_skipped && !b.rec.told &&
+               /* a trapping instruction may have been described (not a fetch
+                * from a page that is not executable), and did not retire */
+               (b.rec.hooks + b.cpu.warm_skipped == b.cpu.icount ||
+                (sb == AXP_STOP_TRAP && b.rec.hooks + b.cpu.warm_skipped == b.cpu.icount + 1));
+      warm_agree += w;
+      if (!w && warm_agree + 1 == programs) {
+        printf("    warming: state %s, hashes %d %d, stops %d/%d\n", differ(&a, &b, sa, sb) ? "differs" : "same",
+               a.rec.ev == b.rec.ev, a.rec.lines == b.rec.lines, sa, sb);
+        printf("    warming: events %llu/%llu, lines %llu/%llu, hooks %llu/%llu, told %llu, skipped %llu/%llu, "
+               "icount %llu/%llu\n", (unsigned long long)a.rec.nev, (unsigned long long)b.rec.nev,
+               (unsigned long long)a.rec.nlines, (unsigned long long)b.rec.nlines,
+               (unsigned long long)a.rec.hooks, (unsigned long long)b.rec.hooks, (unsigned long long)a.rec.told,
+               (unsigned long long)a.cpu.warm_skipped, (unsigned long long)b.cpu.warm_skipped,
+               (unsigned long long)a.cpu.icount, (unsigned long long)b.cpu.icount);
+        show(code, len);
+      }
+      mm_put(a.mm);
+      mm_put(b.mm);
+      pc_counts_free(&a.cpu.unaligned);
+      pc_counts_free(&b.cpu.unaligned);
     }
   }
 out:
+  CHECK_EQ_U64(warm_agree, programs, "warming build: %u runs described the same accesses, branches and fetch lines "
+               "translated and interpreted, and counted each instruction once", programs);
+  CHECK(warm_translated > programs / 2 && warm_told > 0,
+        "most warming runs ran translated code (%u of %u), which described %llu instructions", warm_translated,
+        programs, (unsigned long long)warm_told);
   CHECK_EQ_U64(agree, programs, "%u runs of %u random programs (%llu instructions): translated and interpreted agree",
                programs, PROGRAMS, (unsigned long long)insns);
   CHECK(translated > programs / 2, "most runs ran translated code (%u of %u)", translated, programs);

@@ -868,7 +868,7 @@ static void test_program(const char *sysroot, const char *path, int ncpus, bool 
   struct cpu_timing th[OS_MAX_CPUS];
   for (int i = 0; i < ncpus; i++) {
     hooks[i] = (struct ohook){ o, i };
-    th[i] = (struct cpu_timing){ oracle_before, &hooks[i] };
+    th[i] = (struct cpu_timing){ .before = oracle_before, .ctx = &hooks[i] };
     o->os->cpus[i].timing = &th[i];
   }
   int rc = os_spawn(o->os, path, 1, argv, envp, detail, sizeof detail);

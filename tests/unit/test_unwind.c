@@ -493,7 +493,7 @@ static void test_program(const char *sysroot, const char *path, unsigned min_sam
   os_shadow_enable(p->os);
   p->os->hooks.task = probe_task;
   p->os->hooks.ctx = p;
-  struct cpu_timing hook = { probe_before, p };
+  struct cpu_timing hook = { .before = probe_before, .ctx = p };
   p->os->cpus[0].timing = &hook;
   p->os->log = fopen("/dev/null", "w");
   char *argv[] = { (char *)path, NULL }, *envp[] = { NULL };
