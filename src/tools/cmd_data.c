@@ -25,7 +25,11 @@
  * costs, but only where Fi-1 does not appear again further out, so that
  * every function on a chain receives the sample once however deep it
  * recurses: callgrind_annotate --inclusive=yes then gives perf report's
- * Children figure for every function called at least once. */
+ * Children figure for every function called at least once. A chain that
+ * does not start in the sampled function (a DWARF chain is unwound from the
+ * registers at the interrupt, which can be past the precise sample's
+ * instruction: a ProfileMe sample in a function that has returned since)
+ * gets the sampled function as its F0, as report counts it. */
 #include "analysis/callchain.h"
 #include "analysis/exact.h"
 #include "analysis/hist.h"
@@ -144,14 +148,16 @@ static void sample_costs(const struct conv *cv, const struct pd_sample *smp, uin
 
 static bool same_fn(const struct fkey *a, const struct fkey *b) { return !memcmp(a, b, sizeof *a); }
 
-/* The arcs of one sample's chain (see the file comment). */
-static int add_arcs(struct conv *cv, struct session *s, const struct pd_sample *smp, const uint64_t *c)
+/* The arcs of one sample's chain (see the file comment); sk and spc: the
+ * sampled function and instruction. */
+static int add_arcs(struct conv *cv, struct session *s, const struct pd_sample *smp, const uint64_t *c,
+                    const struct fkey *sk, uint64_t spc)
 {
   int e = cc_sample_frames(s, smp, cv->uw.unwind ? &cv->uw : NULL, &cv->frames);
   if (e) return e;
   if (cv->frames.bad) cv->bad_chains++;
-  size_t n = cv->frames.n;
-  if (n < 2) return 0;
+  size_t nf = cv->frames.n, n = nf + 1;
+  if (!nf) return 0;
   struct fkey *fk = calloc(n, sizeof *fk);
   uint64_t *site = calloc(n, sizeof *site);
   if (!fk || !site) {
@@ -159,25 +165,40 @@ static int add_arcs(struct conv *cv, struct session *s, const struct pd_sample *
     free(site);
     return PM_ENOMEM;
   }
-  for (size_t i = 0; i < n; i++) {
+  fk[0] = *sk;
+  site[0] = spc;
+  for (size_t i = 0; i < nf; i++) {
     const struct cc_frame *f = &cv->frames.f[i];
     struct sym_loc loc;
     /* a caller's frame is its return address: look it up one instruction
      * back, where the call is (perf resolves callchain srclines so too) */
     uint64_t ip = i ? f->ip - cv->insn_size : f->ip;
     sym_resolve(s->m, smp->pid, f->cpumode, ip, &loc);
-    fkey_of(&loc, ip, &fk[i]);
-    site[i] = pc_of(&loc, ip);
+    fkey_of(&loc, ip, &fk[i + 1]);
+    site[i + 1] = pc_of(&loc, ip);
+  }
+  /* The chain's first frame is normally the sampled instruction itself. */
+  struct fkey *fkp = fk;
+  uint64_t *sitep = site;
+  if (same_fn(&fk[1], &fk[0])) {
+    fkp++;
+    sitep++;
+    n--;
+  }
+  if (n < 2) {
+    free(fk);
+    free(site);
+    return 0;
   }
   for (size_t i = 1; i < n && !e; i++) {
     bool further = false;
-    for (size_t j = i; j < n && !further; j++) further = same_fn(&fk[j], &fk[i - 1]);
+    for (size_t j = i; j < n && !further; j++) further = same_fn(&fkp[j], &fkp[i - 1]);
     if (further) continue;
     struct akey k;
     memset(&k, 0, sizeof k);
-    k.from = fk[i];
-    k.to = fk[i - 1];
-    k.site = site[i];
+    k.from = fkp[i];
+    k.to = fkp[i - 1];
+    k.site = sitep[i];
     struct aval *v = hist_get(cv->arcs, &k);
     if (!v) { e = PM_ENOMEM; break; }
     v->calls++;
@@ -203,7 +224,7 @@ static int on_record(void *ctx, struct session *s, const struct session_rec *r)
   uint64_t c[NCT];
   sample_costs(cv, smp, c);
   for (size_t t = 0; t < NCT; t++) v->c[t] += c[t];
-  return cv->chains ? add_arcs(cv, s, smp, c) : 0;
+  return cv->chains ? add_arcs(cv, s, smp, c, &k.f, k.pc) : 0;
 }
 
 /* record --truth: every instruction the event could keep gets its exact
