@@ -44,6 +44,7 @@ struct guest_mm *mm_create(struct physmem *phys)
   mm->dir = calloc(L1_SIZE, sizeof *mm->dir);
   if (!mm->dir) { free(mm); return NULL; }
   mm->refs = 1;
+  mm->map_gen = phys_generation(phys);
   tlb_clear(mm);
   return mm;
 }
@@ -142,7 +143,7 @@ static void page_release(struct guest_mm *mm, struct guest_page *p)
   p->code = NULL;
   if (p->prot) mm->pages_mapped--;
   p->prot = 0;
-  mm->map_gen++;
+  mm->map_gen = phys_generation(mm->phys);
 }
 
 void mm_put(struct guest_mm *mm)
@@ -296,7 +297,7 @@ int mm_protect(struct guest_mm *mm, uint64_t addr, uint64_t len, int prot)
     p->prot = (uint8_t)(prot | 0x80);
     tlb_drop(mm, a);
   }
-  mm->map_gen++;
+  mm->map_gen = phys_generation(mm->phys);
   return 0;
 }
 

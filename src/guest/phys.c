@@ -31,6 +31,7 @@ struct physmem {
   uint64_t window;           /* next free address of phys_window, above the RAM */
   struct free_area area[PHYS_MAX_ORDER];
   uint64_t scatter;          /* xorshift state; 0: the free lists' order */
+  uint64_t generation;       /* last value of phys_generation */
 };
 
 static bool used(const struct physmem *p, uint64_t f) { return p->bitmap[f / 64] >> (f % 64) & 1; }
@@ -430,4 +431,9 @@ int phys_fragment(struct physmem *p, enum phys_frag how, uint64_t seed)
   }
   reorder_order0(p, how == PHYS_FRAG_NO_CONTIG ? (seed ? seed : 1) : 0);
   return 0;
+}
+
+uint64_t phys_generation(struct physmem *p)
+{
+  return ++p->generation;
 }

@@ -68,6 +68,11 @@ int phys_reserve(struct physmem *p, uint64_t pfn, uint64_t n);
  * file's host mapping shared with the guest). Returns its first address. */
 uint64_t phys_window(struct physmem *p, uint64_t bytes);
 
+/* A number never returned before on this machine: the address spaces'
+ * mapping generations, so that a cache keyed on (mm, generation) cannot
+ * match a new mm that reuses a freed one's address. */
+uint64_t phys_generation(struct physmem *p);
+
 /* The kernel's direct map: the host address of frame pfn's first byte. All
  * RAM is this one host mapping, so host address -> frame is a subtraction. */
 uint8_t *phys_frame(struct physmem *p, uint64_t pfn);

@@ -78,9 +78,33 @@ static void test_frames(void)
   phys_destroy(ram);
 }
 
+/* The executor caches a page's code keyed on (mm, map_gen): a child that
+ * exits and a new child allocated at its address, doing the same mappings,
+ * must not meet the same generation (a fork_wait run on two CPUs once ran
+ * the freed mm's code cache). */
+static void test_generations(void)
+{
+  struct physmem *ram = phys_create(16ull << 20);
+  const uint64_t base = 0x120000000ull, P = GUEST_PAGE_SIZE;
+  uint64_t seen[2] = { 0, 0 };
+  for (int i = 0; i < 2; i++) {
+    struct guest_mm *mm = mm_create(ram);
+    if (!mm) { CHECK(0, "mm_create"); break; }
+    mm_map(mm, base, 2 * P, GUEST_PROT_READ | GUEST_PROT_EXEC);
+    mm_unmap(mm, base + P, P);
+    mm_protect(mm, base, P, GUEST_PROT_READ);
+    seen[i] = mm->map_gen;
+    mm_put(mm);
+  }
+  CHECK(seen[0] != seen[1], "two address spaces doing the same unmaps never share a mapping generation (%llu, %llu)",
+        (unsigned long long)seen[0], (unsigned long long)seen[1]);
+  phys_destroy(ram);
+}
+
 int main(void)
 {
   test_frames();
+  test_generations();
   struct physmem *ram = phys_create(64ull << 20);
   struct guest_mm *mm = mm_create(ram);
   CHECK(mm != NULL, "mm_create");
