@@ -44,6 +44,7 @@ struct guest_mm *mm_create(struct physmem *phys)
   mm->dir = calloc(L1_SIZE, sizeof *mm->dir);
   if (!mm->dir) { free(mm); return NULL; }
   mm->refs = 1;
+  mm->serial = phys_generation(phys);
   mm->map_gen = phys_generation(phys);
   tlb_clear(mm);
   return mm;

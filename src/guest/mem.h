@@ -98,6 +98,7 @@ struct guest_mm {
   struct guest_tlb_entry tlb_w[GUEST_TLB_SIZE];
   uint64_t brk_start, brk;    /* program break (osf_brk) */
   uint64_t mmap_base;         /* bottom-up search start (TASK_UNMAPPED_BASE) */
+  uint64_t serial;            /* never another mm's on this machine (phys_generation) */
   uint64_t map_gen;           /* new (phys_generation) on every unmap/protect: cached code pointers die */
   uint64_t pages_mapped;      /* statistics */
   uint64_t pages_touched;

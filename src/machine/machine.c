@@ -51,7 +51,7 @@ struct mcpu {
   struct ev67 *core;
   struct ev67_pmu pmu;
   struct cpu_timing hook;
-  struct guest_mm *last_mm;
+  uint64_t last_mm;          /* its serial: a freed mm's address may come back */
   uint64_t last_touched;
   uint64_t last_pc;              /* the previous instruction: the one that touched a page */
   uint64_t next_tick;            /* cycle of the next timer interrupt */
@@ -758,8 +758,8 @@ static void note_faults(struct mcpu *c, const struct uarch_insn *ui)
 {
   struct task *t = c->m->os->current;
   if (!t || !t->mm) return;
-  if (t->mm != c->last_mm) {
-    c->last_mm = t->mm;
+  if (t->mm->serial != c->last_mm) {
+    c->last_mm = t->mm->serial;
     c->last_touched = t->mm->pages_touched;
   } else if (t->mm->pages_touched != c->last_touched) {
     uint64_t n = t->mm->pages_touched - c->last_touched;
@@ -769,7 +769,7 @@ static void note_faults(struct mcpu *c, const struct uarch_insn *ui)
     /* Charged once, here: the other CPUs running this address space's
      * threads have seen these touches too. */
     for (int i = 0; i < c->m->ncpus; i++)
-      if (c->m->cpu[i].last_mm == t->mm) c->m->cpu[i].last_touched = t->mm->pages_touched;
+      if (c->m->cpu[i].last_mm == t->mm->serial) c->m->cpu[i].last_touched = t->mm->pages_touched;
     for (uint64_t i = 0; i < n && i < 64; i++) kernel_work(c, KACT_PAGE_FAULT, 0, 0);
   }
 }
