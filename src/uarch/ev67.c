@@ -753,6 +753,25 @@ static const struct store_rec *order_conflict(struct ev67 *m, uint64_t addr, uns
 /* The warm memory of loads that replayed (the stWait index). */
 static uint32_t stw_index(const struct ev67 *m, uint64_t pc) { return (uint32_t)(pc >> 2) & (m->cfg.stwait_entries - 1); }
 
+/* What warming draws a load's stWait bit from: of the detailed executions
+ * that found it clear, how many replayed. Recent ones only: both counts
+ * halve when the clear ones reach STW_RECENT, so a load that replays in one
+ * phase of the program and never in another gets the rate of its phase, not
+ * the whole run's (which left the bit clear too often: too many replays). */
+#define STW_RECENT 16u
+static void stw_count(struct ev67 *m, uint64_t pc, bool replay)
+{
+  uint32_t i = stw_index(m, pc);
+  if (replay) {
+    m->stw_replays[i]++;
+    return;
+  }
+  if (++m->stw_clear[i] >= STW_RECENT) {
+    m->stw_clear[i] /= 2;
+    m->stw_replays[i] /= 2;
+  }
+}
+
 /* How an instance ended. */
 enum inst_end { INST_OK, INST_REFETCH, INST_TRAPPED };
 
@@ -784,7 +803,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
      * never goes back, and the replay that may set the bit follows here. */
     bpred_stwait_tick(m->bp, f->map);
     if (bpred_stwait_get(m->bp, in->pc)) t = max64(t, m->store_issue_max + 1);
-    else m->stw_clear[stw_index(m, in->pc)]++;   /* (for warming) */
+    else stw_count(m, in->pc, false);   /* (for warming) */
   }
   unsigned pipe;
   f->issue = issue_at(m, u, t, f->seq, &pipe);
@@ -824,7 +843,7 @@ static enum inst_end run_instance(struct ev67 *m, const struct uarch_insn *in, c
             f->trap = EV67_TRAP_REPLAY;
             m->st->replays++;
             bpred_stwait_set(m->bp, in->pc);
-            m->stw_replays[stw_index(m, in->pc)]++;
+            stw_count(m, in->pc, true);
             kill = s->issue + 2;
             redirect = max64(f->fetch + 1 + m->cfg.pen_mbox_order, kill);
             trap = true;
