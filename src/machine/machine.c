@@ -88,7 +88,11 @@ struct mcpu {
   /* What a fetch estimate is made of, summed over the units: wrong-path
    * fetches and mispredicts, instructions killed by traps and traps. */
   double u_wp, u_mis, u_tk, u_traps;
-  uint64_t fetch_recent;         /* fetches per instruction of the last stretch folded (16.16) */
+  /* The last ProfileMe warm-up, timed in detail: its user fetches and
+   * instructions at its start (pm_f0, pm_n0; pm_open while it runs), and
+   * its fetches per instruction (16.16), 0 before the first. */
+  uint64_t pm_f0, pm_n0, pm_recent;
+  bool pm_open;
   uint64_t warm_plain;           /* instructions axp_run_warm ran without the hook (each one retire) */
   uint64_t warm_told;            /* of the skipped ones: told to warm_jit (retires in ev67's counts) */
   struct cpu *oc;                /* this CPU in the OS (its warm_skipped count) */
@@ -248,7 +252,6 @@ static void warm_fold(struct mcpu *c)
   uint64_t f = warm_fetches(c, w, n) + c->ev_frac[EV67_STREAM_FETCHED];
   c->ev_frac[EV67_STREAM_FETCHED] = f & (FX_ONE - 1);
   sp.n[EV67_STREAM_FETCHED] = f >> FX;
-  c->fetch_recent = (f - c->ev_frac[EV67_STREAM_FETCHED]) / n;
   c->warm_prev = *w;
   c->warm_plain = 0;
   ev67_pmu_functional(&c->pmu, ev67_now(c->core), &sp);
@@ -257,10 +260,19 @@ static void warm_fold(struct mcpu *c)
 }
 
 /* The fetches a ProfileMe sample needs of detailed warm-up: W instructions'
- * worth at the last unit's rate (at least W). */
+ * worth at the fetch rate the timing model had in the last sample's
+ * warm-up (a period ago: the same phase of the program, mostly), or the
+ * last unit's before the first (at least W). Not the warm stretches'
+ * estimate, nor the larger of the unit's and theirs, as before: a phase of
+ * many wrong-path fetches (7 an instruction in a B-cache-missing walk)
+ * then made the samples of the next phase take up to 7 W detailed
+ * instructions each, and a short stretch's estimate with one mispredict
+ * made the next sample look due at once (the machine stayed detailed for
+ * a whole period): on the demo at -c 20011, 5,200 detailed instructions a
+ * sample instead of 2,300. */
 static uint64_t pm_rate(const struct mcpu *c)
 {
-  uint64_t r = c->ev_rate[EV67_STREAM_FETCHED] > c->fetch_recent ? c->ev_rate[EV67_STREAM_FETCHED] : c->fetch_recent;
+  uint64_t r = c->pm_recent ? c->pm_recent : c->ev_rate[EV67_STREAM_FETCHED];
   return r > FX_ONE ? r : FX_ONE;
 }
 
@@ -331,6 +343,11 @@ static void set_detailed(struct mcpu *c)
  * instruction. */
 static void set_warm(struct mcpu *c)
 {
+  if (c->pm_open && c->steps > c->pm_n0) {
+    uint64_t f = ev67_stats(c->core, false)->fetched - c->pm_f0;
+    c->pm_recent = (f << FX) / (c->steps - c->pm_n0);
+  }
+  c->pm_open = false;
   ev67_stall(c->core, 0);
   c->warm = true;
   c->warm_n = c->warm_stop = 0;
@@ -375,6 +392,9 @@ static int warm_boundary(struct mcpu *c)
   if (smp_in_window(c->smp, c->steps) || pm_due(c)) {
     /* The executor stops before this instruction and comes back in the
      * timed build, which times it. */
+    c->pm_open = !smp_in_window(c->smp, c->steps);
+    c->pm_f0 = ev67_stats(c->core, false)->fetched;
+    c->pm_n0 = c->steps;
     set_detailed(c);
     c->switch_irq = true;
     return 1;

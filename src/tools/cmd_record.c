@@ -760,6 +760,12 @@ int cmd_record(int argc, char **argv)
   if (!o.quiet) {
     fprintf(stderr, "[ profileme record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
             (double)r.bytes / 1e6, o.out, (unsigned long long)r.samples);
+    struct machine_sampled ms;
+    if (machine_sampled_info(r.m, &ms) && ms.insns)
+      fprintf(stderr, "[ profileme record: sampled: %llu units; %.2f%% of %llu instructions timed in detail "
+                      "(units, their warm-ups and each ProfileMe sample's) ]\n",
+              (unsigned long long)ms.units, 100.0 * (double)(ms.insns - ms.insns_warm) / (double)ms.insns,
+              (unsigned long long)ms.insns);
     for (int i = 0; i < r.naux; i++) {
       const struct aux_map *a = &r.aux[i];
       fprintf(stderr, "[ profileme record: trace: %llu bytes in %llu AUXTRACE records from %llu AUX records, %llu drain reads ]\n",

@@ -120,6 +120,17 @@ mv smp.data smp1.data
 pm record -q "$S" -c 20011 -o smp.data ./phases 4 >/dev/null 2>&1
 if cmp -s smp.data smp1.data; then echo "PASS sampled/record-deterministic: two runs, the same perf.data"
 else echo "FAIL sampled/record-deterministic: two runs differ"; fi
+# Without -q, record says how much it timed in detail: at least the units
+# themselves (U = 1000 each), and not everything.
+pm record "$S" -c 20011 -o smp2.data ./phases 4 >/dev/null 2>rec2.err
+line=$(grep 'sampled: .* units; .* timed in detail' rec2.err)
+if awk -v l="$line" 'BEGIN { n = split(l, w, " "); for (i = 1; i <= n; i++) {
+       if (w[i] == "units;") u = w[i - 1]; if (w[i] ~ /%$/) { p = w[i]; sub(/%/, "", p); m = w[i + 2] } }
+     exit !(u + 0 > 0 && m + 0 > 0 && p + 0 < 100 && p / 100 * m >= u * 1000) }'; then
+  echo "PASS sampled/record-detail: $line"
+else
+  echo "FAIL sampled/record-detail: record --sampled's footer: $(tr '\n' ' ' <rec2.err)"
+fi
 
 # ---- two CPUs, system-wide, call graphs, the trace unit ----
 pm stat --cpus 2 -x, -e sim/cycles/ ./spin2 400000 >/dev/null 2>spin.exact
