@@ -399,10 +399,11 @@ static int warm_boundary(struct mcpu *c)
   c->timer_irq = now >= c->next_tick;
   c->pmu_irq = ev67_pmu_irq_cycle(&c->pmu) <= now;
   if (c->timer_irq || c->pmu_irq) return 1;
-  if (smp_in_window(c->smp, c->steps) || pm_due(c)) {
+  bool window = smp_in_window(c->smp, c->steps);
+  if (window || pm_due(c)) {
     /* The executor stops before this instruction and comes back in the
      * timed build, which times it. */
-    c->pm_open = !smp_in_window(c->smp, c->steps);
+    c->pm_open = !window;
     c->pm_f0 = ev67_stats(c->core, false)->fetched;
     c->pm_n0 = c->steps;
     set_detailed(c);
