@@ -7,6 +7,7 @@
 #define GUEST_CPU_H
 #include <stdint.h>
 #include <stdbool.h>
+#include "guest/jit.h"
 #include "guest/mem.h"
 #include "isa/isa.h"
 
@@ -57,11 +58,13 @@ struct cpu_timing {
   /* Functional warming in translated code (axp_run_warm, optional): room
    * says how many instructions translated code may run before `before` must
    * see one (0: none); warm is told of the instructions translated code
-   * describes (done: about how many it has run since room was asked). Every
-   * instruction translated code runs counts in cpu.warm_skipped, those told
+   * describes, a batch of n at a time in program order (guest/jit.h; an
+   * access's b is its physical address here; an event's left counts down
+   * from cpu.warm_budget0, the room taken). Every instruction translated
+   * code runs counts in cpu.warm_skipped once its run is over, those told
    * to warm included. */
   uint64_t (*room)(void *ctx);
-  void (*warm)(void *ctx, const struct uarch_insn *ui, uint64_t done);
+  void (*warm)(void *ctx, const struct jit_warm_event *ev, size_t n);
 };
 
 /* A synchronous exception as the kernel would turn it into a signal. Signal

@@ -414,40 +414,40 @@ static const void *jit_block(struct guest_mm *mm, struct guest_code *code, unsig
   return e;
 }
 
-/* The warm helper of translated code (jit.h) in the warming build: the
- * instruction described as timing_before describes it, to the machine's
- * cpu_timing.warm. The access's frame is the TLB's (translated code ran
- * a TLB hit, so no page is touched for the first time here). */
-struct warm_ctx { struct cpu *cpu; struct guest_mm *mm; };
-static uint64_t jit_warm_insn(void *ctx, const struct axp_insn *in, uint64_t pc, uint64_t a, uint64_t b,
-                              uint64_t left)
+/* The warm events of translated code (jit.h) in the warming build, to the
+ * machine's cpu_timing.warm with each access's physical address: its
+ * frame is the TLB's (translated code ran a TLB hit, so no page is touched
+ * for the first time here). Events wait in a buffer no longer than one
+ * jit_run: no mapping or decoded page changes in between. */
+#define WARM_EVENTS 256
+struct warm_ctx {
+  struct cpu *cpu;
+  struct guest_mm *mm;
+  struct jit_frame *f;
+  struct jit_warm_event buf[WARM_EVENTS];
+};
+
+/* jit_frame.warm_flush: the buffer's events, in order. */
+static void warm_flush(void *ctx)
 {
-  const struct warm_ctx *w = ctx;
-  struct cpu *cpu = w->cpu;
-  struct uarch_insn ui = { .pc = pc, .d = in, .next_pc = pc + 4, .asn = cpu->asn };
-  uint64_t ret = b;
-  unsigned f = in->id < AXP_NUM_IDS ? axp_info[in->id].format : AXP_FMT_MEM;
-  if (in->id == XID_NOP) {
-    ui.ea = a;
-    ui.pa = mm_phys(w->mm, a, GUEST_PROT_READ, false, &ui.fault);
-    ui.pa_valid = true;
-  } else if ((f == AXP_FMT_MEM || f == AXP_FMT_FMEM) && b) {
-    const struct guest_mm *mm = w->mm;
-    uint64_t off = (uint64_t)((const uint8_t *)(uintptr_t)b - mm->ram);
-    ui.ea = a;
-    ui.pa = off < mm->ram_bytes ? off : mm_phys(w->mm, a, GUEST_PROT_READ, false, &ui.fault);
-    ui.pa_valid = true;
-  } else if (f == AXP_FMT_BRA || f == AXP_FMT_FBRA) {
-    ui.taken = a;
-    if (a) ui.next_pc = b;
-    ret = a;
-  } else if (f == AXP_FMT_JMP) {
-    ui.taken = true;
-    ui.next_pc = b;
+  struct warm_ctx *w = ctx;
+  struct jit_warm_event *end = w->f->warm_pos;
+  if (end == w->buf) return;
+  const struct guest_mm *mm = w->mm;
+  for (struct jit_warm_event *ev = w->buf; ev < end; ev++) {
+    unsigned id = ev->in->id;
+    bool fault;
+    if (id == XID_NOP) {
+      ev->b = mm_phys(w->mm, ev->a, GUEST_PROT_READ, false, &fault);
+    } else if (ev->b && id < AXP_NUM_IDS &&
+               (axp_info[id].format == AXP_FMT_MEM || axp_info[id].format == AXP_FMT_FMEM)) {
+      uint64_t off = (uint64_t)((const uint8_t *)(uintptr_t)ev->b - mm->ram);
+      ev->b = off < mm->ram_bytes ? off : mm_phys(w->mm, ev->a, GUEST_PROT_READ, false, &fault);
+    }
   }
-  cpu->warm_line = pc >> 6;
-  cpu->timing->warm(cpu->timing->ctx, &ui, cpu->warm_budget0 - left);
-  return ret;
+  w->cpu->timing->warm(w->cpu->timing->ctx, w->buf, (size_t)(end - w->buf));
+  w->cpu->warm_line = end[-1].pc >> 6;
+  w->f->warm_pos = w->buf;
 }
 
 /* Runs translated code from *npc, the start of a block in code, from block to
@@ -460,7 +460,6 @@ static void jit_go(struct cpu *cpu, struct guest_mm *mm, struct axp_ctx *c,
                    struct guest_code *code, uint64_t *npc, uint64_t *left, int mode)
 {
   uint64_t budget = *left;
-  struct warm_ctx wc = { cpu, mm };
   if (mode) {
     uint64_t room = cpu->timing->room ? cpu->timing->room(cpu->timing->ctx) : 0;
     if (room < budget) budget = room;
@@ -478,11 +477,22 @@ static void jit_go(struct cpu *cpu, struct guest_mm *mm, struct axp_ctx *c,
   }
   struct jit_cache *jc = mm->jit[mode];
   jit_remember(jc, *npc, e);
-  struct jit_frame f = { .left = budget, .pc = *npc, .r = c->r, .tlb_r = mm->tlb_r,
-                         .warm = jit_warm_insn, .warm_ctx = &wc };
+  struct jit_frame f = { .left = budget, .pc = *npc, .r = c->r, .tlb_r = mm->tlb_r };
+  struct warm_ctx events, *wc = NULL;   /* its buffer left uninitialised */
+  if (mode) {
+    wc = &events;
+    wc->cpu = cpu;
+    wc->mm = mm;
+    wc->f = &f;
+    f.warm_pos = wc->buf;
+    f.warm_end = wc->buf + WARM_EVENTS;
+    f.warm_flush = warm_flush;
+    f.warm_ctx = wc;
+  }
   for (;;) {
     f.link = NULL;
     jit_run(jc, &f, e);
+    if (wc) warm_flush(wc);
     if (f.kind != JIT_EXIT_NEXT || !(code = code_for(cpu, mm, f.pc))) break;
     s = (unsigned)((f.pc & GUEST_PAGE_MASK) >> 2);
     e = code->entry[mode] ? code->entry[mode][s] : NULL;

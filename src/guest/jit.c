@@ -39,8 +39,9 @@
 /* The arena's size: address space reserved, pages touched as code is
  * written (a few MB for the largest programs measured, docs/performance.md). */
 #define ARENA_BYTES (64u << 20)
-/* Room a block may need per guest instruction: its code and exit stub. */
-#define BYTES_PER_INSN 192
+/* Room a block may need per guest instruction: its code, warm event and
+ * exit stub. */
+#define BYTES_PER_INSN 256
 #define BLOCK_SLACK 512
 /* Entries of the jump cache, indexed by pc bits 2 and up. */
 #define JUMP_SIZE 4096
@@ -57,6 +58,7 @@ struct jit_cache {
   uint64_t generation;
   uint64_t blocks, bytes;
   const bool *hooked;      /* a warming cache's hooked ids (jit_create), else NULL */
+  uint8_t *warm_flush;     /* the shared call to frame.warm_flush (write_shared) */
 };
 
 /* ---- x86-64 encoding ---- */
@@ -246,8 +248,11 @@ struct block {
 /* guest_mm.tlb_w, from r12 (tlb_r) */
 #define TLB_W ((int32_t)(offsetof(struct guest_mm, tlb_w) - offsetof(struct guest_mm, tlb_r)))
 #define F_JUMP ((int32_t)offsetof(struct jit_frame, jump))
-#define F_WARM ((int32_t)offsetof(struct jit_frame, warm))
+#define F_WPOS ((int32_t)offsetof(struct jit_frame, warm_pos))
+#define F_WEND ((int32_t)offsetof(struct jit_frame, warm_end))
+#define F_WFLUSH ((int32_t)offsetof(struct jit_frame, warm_flush))
 #define F_WCTX ((int32_t)offsetof(struct jit_frame, warm_ctx))
+#define EV(field) ((int32_t)offsetof(struct jit_warm_event, field))
 /* The jump cache entry of pc, as an offset from its start. */
 static int32_t jump_off(uint64_t pc) { return (int32_t)(((pc >> 2) & (JUMP_SIZE - 1)) * sizeof(struct jump)); }
 /* Offsets from rbx (axp_ctx.r). */
@@ -353,17 +358,31 @@ static void call_fn(struct block *b, uint64_t fn)
   cache_clear_caller_saved(b);
 }
 
-/* The warm helper of a warming cache (jit.h) for instruction in at pc, with
- * a in rcx and b in r8 already; its result in rax. */
+/* The warm event of a warming cache (jit.h) for instruction in at pc, with
+ * a in rcx and b in r8 already (r8 is lost to the pool); uses rdx and rdi,
+ * keeps every other register. A full buffer goes to the shared flush call,
+ * which keeps them too. */
 static void warm_call(struct block *b, const struct axp_insn *in, uint64_t pc)
 {
   struct emit *e = &b->e;
-  mov_ri(e, RSI, (uint64_t)(uintptr_t)in);
-  mov_ri(e, RDX, pc);
-  mov_rr(e, R9, R15);
-  mov_rm(e, RDI, RBP, F_WCTX);
-  op_mem(e, 0, 0xFF, 2, RBP, F_WARM);     /* call [rbp + warm] */
-  cache_clear_caller_saved(b);
+  mov_rm(e, RDX, RBP, F_WPOS);
+  mov_ri(e, RDI, (uint64_t)(uintptr_t)in);
+  mov_mr(e, RDX, EV(in), RDI);
+  mov_ri(e, RDI, pc);
+  mov_mr(e, RDX, EV(pc), RDI);
+  mov_mr(e, RDX, EV(a), RCX);
+  mov_mr(e, RDX, EV(b), R8);
+  mov_mr(e, RDX, EV(left), R15);
+  alu_ri(e, 1, ALU_ADD, RDX, (int32_t)sizeof(struct jit_warm_event));
+  mov_mr(e, RBP, F_WPOS, RDX);
+  op_mem(e, 1, 0x3B, RDX, RBP, F_WEND);   /* cmp rdx, [rbp + warm_end] */
+  uint8_t *room = jcc(e, CC_B);
+  put1(e, 0xE8);                          /* call warm_flush (shared) */
+  uint8_t *site = e->p;
+  put4(e, 0);
+  set_rel32(site, b->jc->warm_flush);
+  set_rel32(room, e->p);
+  b->holds[R8] = -1;
 }
 /* The same with a = b = 0. */
 static void warm_call0(struct block *b, const struct axp_insn *in, uint64_t pc)
@@ -814,11 +833,9 @@ static void memop(struct block *b, const struct axp_insn *in, uint64_t pc, unsig
   if (warm) mov_rr(e, RDI, RAX);          /* the address, kept past the TLB (rax, rcx, rdx) */
   tlb(b, store, size, pc, k);
   if (warm) {
-    if (id == AXP_STS) { push_r(e, RSI); push_r(e, RSI); }   /* two: the stack stays aligned */
     mov_rr(e, RCX, RDI);
     mov_rr(e, R8, RAX);
-    warm_call(b, in, pc);                 /* gives back the host address */
-    if (id == AXP_STS) { pop_r(e, RSI); pop_r(e, RSI); }
+    warm_call(b, in, pc);                 /* keeps rax (the host address) and rsi */
   }
   switch (id) {
   case AXP_LDBU: op_mem(e, 0, 0x0FB6, RAX, RAX, 0); st_g(b, in->ra, RAX); break;
@@ -907,8 +924,8 @@ static void cond_branch(struct block *b, const struct axp_insn *in, uint64_t pc,
     setcc(e, cc, RCX);
     movzx8_rr(e, RCX, RCX);
     mov_ri(e, R8, target);
-    warm_call(b, in, pc);                 /* gives back taken */
-    test_rr(e, RAX, RAX);
+    warm_call(b, in, pc);                 /* keeps rcx (taken) */
+    test_rr(e, RCX, RCX);
     cc = CC_NE;
   }
   add_stub(b, jcc(e, cc), target, b->n - k - 1, false);
@@ -1060,7 +1077,7 @@ static void insn_op(struct block *b, const struct axp_insn *in, uint64_t pc, uns
     if (warm) {
       mov_rr(e, R8, RAX);
       mov_ri(e, RCX, 1);
-      warm_call(b, in, pc);               /* gives back the target */
+      warm_call(b, in, pc);               /* keeps rax (the target) */
     }
     exit_indirect(b);
     return;
@@ -1084,7 +1101,7 @@ static void insn_op(struct block *b, const struct axp_insn *in, uint64_t pc, uns
 }
 
 /* Writes the shared code at the arena's start: the entry trampoline, the
- * epilogue and the two exits. */
+ * epilogue, the two exits and the warm flush call. */
 static void write_shared(struct jit_cache *jc)
 {
   struct emit ee = { jc->base }, *e = &ee;
@@ -1110,6 +1127,16 @@ static void write_shared(struct jit_cache *jc)
   op_mem(e, 1, 0xC7, 0, RBP, F_KIND);
   put4(e, JIT_EXIT_INTERP);
   jmp_to(e, epilogue);
+  /* warm_call's full buffer: frame.warm_flush(warm_ctx), keeping the
+   * caller-saved registers but rdx and rdi (7 pushes after the return
+   * address: the stack is aligned for the call). */
+  jc->warm_flush = e->p;
+  static const int kept[] = { RAX, RCX, RSI, R8, R9, R10, R11 };
+  for (unsigned i = 0; i < 7; i++) push_r(e, kept[i]);
+  mov_rm(e, RDI, RBP, F_WCTX);
+  op_mem(e, 0, 0xFF, 2, RBP, F_WFLUSH);   /* call [rbp + warm_flush] */
+  for (unsigned i = 7; i-- > 0;) pop_r(e, kept[i]);
+  put1(e, 0xC3);                          /* ret */
   memcpy(&jc->enter, &enter, sizeof enter);
   jc->start = (uint8_t *)(((uintptr_t)e->p + 63) & ~(uintptr_t)63);
   jc->next = jc->start;

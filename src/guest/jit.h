@@ -25,14 +25,16 @@
  *    whenever a block may have gone (jit_forget): a page's code reset, a
  *    change of the mappings, a reset of the cache.
  * A warming cache (jit_create with a table of hooked ids) serves
- * axp_run_warm (functional warming, docs/sampled.md): its blocks also call
- * the frame's warm helper, in program order, for every instruction the
- * warming build would describe to its hook: the ids the table names (loads
- * and stores after their TLB hit, control transfers, CMOV...; BIS and CPYS
- * only in the NOP forms the timing model squashes), and the first
- * instruction of a block and of each 64-byte fetch line. An instruction is
- * described only once it can no longer leave for the interpreter, so none
- * is described twice.
+ * axp_run_warm (functional warming, docs/sampled.md): its blocks also
+ * append an event to the frame's buffer, in program order, for every
+ * instruction the warming build would describe to its hook: the ids the
+ * table names (loads and stores after their TLB hit, control transfers,
+ * CMOV...; BIS and CPYS only in the NOP forms the timing model squashes),
+ * and the first instruction of a block and of each 64-byte fetch line. An
+ * instruction is described only once it can no longer leave for the
+ * interpreter, so none is described twice. Appending costs a few stores;
+ * a C call per event (with the registers it clobbers) cost more than the
+ * warming it fed (docs/sampled.md, "Speed").
  * Host-specific: on a host other than x86-64, jit_create returns NULL and
  * everything is interpreted. */
 #ifndef GUEST_JIT_H
@@ -58,14 +60,16 @@ enum jit_exit {
   JIT_EXIT_INTERP = 2,  /* the instruction at pc is the interpreter's to run */
 };
 
-/* The warm helper: for a load or store a = the effective address and b = the
- * host address of the access; for a prefetch or unop (XID_NOP) a = the
- * effective address, b = 0; for a conditional branch a = taken (0 or 1) and
- * b = the target; for br, bsr and the jumps a = 1, b = the target; for the
- * others a = b = 0. left is the budget left (the current block's length
- * already taken from it). Returns a for a conditional branch, else b. */
-typedef uint64_t (*jit_warm_fn)(void *ctx, const struct axp_insn *in, uint64_t pc,
-                                uint64_t a, uint64_t b, uint64_t left);
+/* An event of a warming cache's code: for a load or store a = the effective
+ * address and b = the host address of the access; for a prefetch or unop
+ * (XID_NOP) a = the effective address, b = 0; for a conditional branch
+ * a = taken (0 or 1) and b = the target; for br, bsr and the jumps a = 1,
+ * b = the target; for the others a = b = 0. left is the budget left (the
+ * current block's length already taken from it). */
+struct jit_warm_event {
+  const struct axp_insn *in;
+  uint64_t pc, a, b, left;
+};
 
 /* What translated code runs on; its offsets are built into the code. */
 struct jit_frame {
@@ -77,7 +81,12 @@ struct jit_frame {
   uint64_t *r;          /* axp_ctx.r (the FP registers follow it, axp_ctx.f) */
   const void *tlb_r;    /* guest_mm.tlb_r (tlb_w follows it) */
   const void *jump;     /* the jump cache (filled in by jit_run) */
-  jit_warm_fn warm;     /* a warming cache's helper, and its ctx */
+  /* A warming cache's events go to warm_pos, which moves on; when it reaches
+   * warm_end, translated code calls warm_flush(warm_ctx), which takes the
+   * events from the buffer's start and sets warm_pos back to it. The caller
+   * of jit_run takes what is left there when it returns. */
+  struct jit_warm_event *warm_pos, *warm_end;
+  void (*warm_flush)(void *ctx);
   void *warm_ctx;
 };
 
@@ -87,7 +96,7 @@ struct jit_cache;
 /* Returns an empty cache, or NULL when this host cannot run translated code.
  * hooked: NULL for the functional build's cache, else a warming cache's
  * table by id (XID_COUNT entries) of the instructions its blocks describe
- * to the warm helper. */
+ * as warm events. */
 struct jit_cache *jit_create(const bool *hooked);
 void jit_destroy(struct jit_cache *jc);
 

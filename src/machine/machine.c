@@ -833,16 +833,17 @@ static uint64_t warm_room(void *ctx)
   return c->warm_n < c->warm_stop ? c->warm_stop - c->warm_n : 0;
 }
 
-/* An instruction translated code describes (cpu_timing.warm): warmed at the
- * estimated cycle, as warm_before would. Its page has a TLB entry, so no
- * fault; its access is aligned (a misaligned one leaves for the
+/* The instructions translated code describes (cpu_timing.warm): warmed at
+ * the estimated cycle, as warm_before would. Their pages have TLB entries,
+ * so no fault; their accesses are aligned (a misaligned one leaves for the
  * interpreter). */
-static void warm_jit(void *ctx, const struct uarch_insn *ui, uint64_t done)
+static void warm_jit(void *ctx, const struct jit_warm_event *ev, size_t n)
 {
   struct mcpu *c = ctx;
-  uint64_t n = c->warm_n + c->oc->warm_skipped - c->skip_seen + done;
-  ev67_warm(c->core, ui, ev67_now(c->core) + ((n * c->cpi + c->cyc_frac) >> FX));
-  c->warm_told++;
+  struct ev67_warm_clock clk = { .base = ev67_now(c->core), .cpi = c->cpi, .frac = c->cyc_frac,
+                                 .n0 = c->warm_n + c->oc->warm_skipped - c->skip_seen + c->oc->warm_budget0 };
+  ev67_warm_events(c->core, c->oc->asn, ev, n, &clk);
+  c->warm_told += n;
 }
 
 /* A warm stretch's instruction: warmed, its time estimated. */

@@ -1007,30 +1007,32 @@ void ev67_stall(struct ev67 *m, uint64_t cycles)
  * the same order (fetch, data access, predictor), without the pipeline. The
  * Icache sees one access per line instead of one per aligned block, which
  * leaves the same lines resident. */
-bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
+static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t pc,
+                            const struct axp_insn *d, uint64_t ea, uint64_t pa, bool unaligned,
+                            bool taken_, uint64_t next_pc, uint64_t cycle)
 {
-  struct ev67_stats *st = &m->warm_st[in->kernel];
+  struct ev67_stats *st = &m->warm_st[kernel];
   struct mem_access acc;
-  uint64_t line = (in->pc & ~(uint64_t)(m->cfg.line_bytes - 1)) | 1;
-  if (line != m->warm_line || in->asn != m->warm_asn) {
+  uint64_t line = (pc & ~(uint64_t)(m->cfg.line_bytes - 1)) | 1;
+  if (line != m->warm_line || asn != m->warm_asn) {
     m->warm_line = line;
-    m->warm_asn = in->asn;
-    memsys_fetch(m->ms, in->asn, in->pc & ~15ull, cycle, &acc);
+    m->warm_asn = asn;
+    memsys_fetch(m->ms, asn, pc & ~15ull, cycle, &acc);
     if (acc.tlb_miss) st->itb_misses++;
     if (acc.l1_miss) {
       m->warm_dline = 0;   /* the fill may take the Bcache block of the last data line */
       st->icache_misses++;
       struct mem_access pf;   /* the Istream prefetch of fetch_block */
       for (unsigned k = 1; k <= 3; k++)
-        memsys_fetch(m->ms, in->asn, (line & ~1ull) + k * m->cfg.line_bytes, cycle, &pf);
+        memsys_fetch(m->ms, asn, (line & ~1ull) + k * m->cfg.line_bytes, cycle, &pf);
     }
   }
   /* The kind by id; the executor's internal ids (unop, prefetches) and the
    * NOP forms of BIS and CPYS through classify. */
   struct uop u;
-  unsigned id = in->d->id, kind, size;
+  unsigned id = d->id, kind, size;
   if (id >= AXP_NUM_IDS || (m->warm_kind[id] & WK_MAYBE_NOP)) {
-    classify_cached(m, in->pc, in->d, &u);
+    classify_cached(m, pc, d, &u);
     kind = (u.load ? WK_LOAD : 0) | (u.store ? WK_STORE : 0) | (u.nop ? WK_MAYBE_NOP : 0);
     size = u.size;
   } else {
@@ -1043,18 +1045,18 @@ bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
   }
   st->retired += kind & WK_CMOV ? 2 : 1;   /* CMOV is two instructions, as ev67_step counts it */
   if (kind & (WK_LOAD | WK_STORE)) {
-    if (in->unaligned && (kind & WK_ALIGNED)) {
+    if (unaligned && (kind & WK_ALIGNED)) {
       st->unaligned++;
       return true;
     }
     if (kind & WK_LOAD) {
       bpred_stwait_tick(m->bp, cycle);
-      uint32_t i = stw_index(m, in->pc);
-      if (m->stw_replays[i] && !bpred_stwait_get(m->bp, in->pc)) {
+      uint32_t i = stw_index(m, pc);
+      if (m->stw_replays[i] && !bpred_stwait_get(m->bp, pc)) {
         m->stw_rng ^= m->stw_rng << 13;
         m->stw_rng ^= m->stw_rng >> 7;
         m->stw_rng ^= m->stw_rng << 17;
-        if ((double)(m->stw_rng >> 11) * 0x1p-53 * m->stw_clear[i] < m->stw_replays[i]) bpred_stwait_set(m->bp, in->pc);
+        if ((double)(m->stw_rng >> 11) * 0x1p-53 * m->stw_clear[i] < m->stw_replays[i]) bpred_stwait_set(m->bp, pc);
       }
     }
     bool store = kind & WK_STORE;
@@ -1062,23 +1064,42 @@ bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
     /* Another access to the line the last one reached (and to its page) is
      * a hit that changes nothing (replacement is round robin, not by
      * recency), unless it is the first store to a line loaded. */
-    uint64_t dline = (in->ea & ~(uint64_t)(m->cfg.line_bytes - 1)) | 1;
-    bool crosses = ((in->ea + size - 1) ^ in->ea) & ~(uint64_t)(m->cfg.line_bytes - 1);
-    if (!crosses && (m->warm_dline & ~2ull) == dline && in->asn == m->warm_dasn && (!store || (m->warm_dline & 2)))
+    uint64_t dline = (ea & ~(uint64_t)(m->cfg.line_bytes - 1)) | 1;
+    bool crosses = ((ea + size - 1) ^ ea) & ~(uint64_t)(m->cfg.line_bytes - 1);
+    if (!crosses && (m->warm_dline & ~2ull) == dline && asn == m->warm_dasn && (!store || (m->warm_dline & 2)))
       return false;
     m->warm_dline = dline | (store ? 2 : 0);
-    m->warm_dasn = in->asn;
-    memsys_data_pa(m->ms, in->asn, in->ea, in->pa_valid ? in->pa : in->ea, size, store, cycle, &acc);
+    m->warm_dasn = asn;
+    memsys_data_pa(m->ms, asn, ea, pa, size, store, cycle, &acc);
     if (acc.tlb_miss) st->dtb_misses++;
     if (!store && acc.l1_miss) st->dcache_misses++;
     if (!store && acc.bc_miss) st->bcache_misses++;
   } else if (kind & WK_CTL) {
-    bool cond = kind & WK_COND, taken = cond ? in->taken : true;
+    bool cond = kind & WK_COND, taken = cond ? taken_ : true;
     if (cond) st->cond_branches++;
     else if (kind & WK_JUMP) st->jumps++;
-    if (bpred_update(m->bp, in->pc, in->d, taken, in->next_pc)) {
+    if (bpred_update(m->bp, pc, d, taken, next_pc)) {
       if (cond) st->cond_mispredicts++; else st->jump_mispredicts++;
     }
   }
   return false;
+}
+
+bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
+{
+  return warm_one(m, in->kernel, in->asn, in->pc, in->d, in->ea, in->pa_valid ? in->pa : in->ea,
+                  in->unaligned, in->taken, in->next_pc, cycle);
+}
+
+/* Translated code's events (user mode, aligned: anything else leaves for
+ * the interpreter). A control transfer's a is taken, b its target; an
+ * access's a the address, b the physical one. */
+void ev67_warm_events(struct ev67 *m, unsigned asn, const struct jit_warm_event *ev, size_t n,
+                      const struct ev67_warm_clock *clk)
+{
+  for (size_t i = 0; i < n; i++) {
+    uint64_t cycle = clk->base + (((clk->n0 - ev[i].left) * clk->cpi + clk->frac) >> 16);
+    warm_one(m, false, asn, ev[i].pc, ev[i].in, ev[i].a, ev[i].b, false, ev[i].a != 0,
+             ev[i].a ? ev[i].b : ev[i].pc + 4, cycle);
+  }
 }

@@ -279,12 +279,26 @@ static bool rec_before(void *ctx, const struct uarch_insn *ui)
   record(r, ui);
   return false;
 }
-static void rec_warm(void *ctx, const struct uarch_insn *ui, uint64_t done)
+/* Translated code's events, as the timing model reads them (uarch/ev67.c,
+ * ev67_warm_events). */
+static void rec_warm(void *ctx, const struct jit_warm_event *ev, size_t n)
 {
-  (void)done;
   struct rec *r = ctx;
-  r->told++;
-  record(r, ui);
+  for (size_t i = 0; i < n; i++) {
+    const struct axp_insn *d = ev[i].in;
+    unsigned f = d->id < AXP_NUM_IDS ? axp_info[d->id].format : AXP_FMT_MEM;
+    struct uarch_insn ui = { .pc = ev[i].pc, .d = d, .next_pc = ev[i].pc + 4 };
+    if (f == AXP_FMT_BRA || f == AXP_FMT_FBRA || f == AXP_FMT_JMP) {
+      ui.taken = ev[i].a != 0;
+      if (ui.taken) ui.next_pc = ev[i].b;
+    } else {
+      ui.ea = ev[i].a;
+      ui.pa = ev[i].b;
+      ui.pa_valid = true;
+    }
+    r->told++;
+    record(r, &ui);
+  }
 }
 /* Sometimes none, sometimes a few instructions, mostly plenty. */
 static uint64_t rec_room(void *ctx)
