@@ -415,9 +415,10 @@ static const void *jit_block(struct guest_mm *mm, struct guest_code *code, unsig
 }
 
 /* The warm events of translated code (jit.h) in the warming build, to the
- * machine's cpu_timing.warm with each access's physical address: its
- * frame is the TLB's (translated code ran a TLB hit, so no page is touched
- * for the first time here). Events wait in a buffer no longer than one
+ * machine's cpu_timing.warm with each access's physical address: those
+ * translated code could not give (a prefetch's, one outside the RAM) are
+ * the page tables' (a TLB hit, or a prefetch, touches no page for the first
+ * time here). Events wait in a buffer no longer than one
  * jit_run: no mapping or decoded page changes in between. */
 #define WARM_EVENTS 256
 struct warm_ctx {
@@ -433,18 +434,11 @@ static void warm_flush(void *ctx)
   struct warm_ctx *w = ctx;
   struct jit_warm_event *end = w->f->warm_pos;
   if (end == w->buf) return;
-  const struct guest_mm *mm = w->mm;
-  for (struct jit_warm_event *ev = w->buf; ev < end; ev++) {
-    unsigned id = ev->in->id;
-    bool fault;
-    if (id == XID_NOP) {
+  for (struct jit_warm_event *ev = w->buf; ev < end; ev++)
+    if (__builtin_expect(ev->b == JIT_WARM_UNKNOWN, 0)) {
+      bool fault;
       ev->b = mm_phys(w->mm, ev->a, GUEST_PROT_READ, false, &fault);
-    } else if (ev->b && id < AXP_NUM_IDS &&
-               (axp_info[id].format == AXP_FMT_MEM || axp_info[id].format == AXP_FMT_FMEM)) {
-      uint64_t off = (uint64_t)((const uint8_t *)(uintptr_t)ev->b - mm->ram);
-      ev->b = off < mm->ram_bytes ? off : mm_phys(w->mm, ev->a, GUEST_PROT_READ, false, &fault);
     }
-  }
   w->cpu->timing->warm(w->cpu->timing->ctx, w->buf, (size_t)(end - w->buf));
   w->cpu->warm_line = end[-1].pc >> 6;
   w->f->warm_pos = w->buf;
@@ -488,6 +482,8 @@ static void jit_go(struct cpu *cpu, struct guest_mm *mm, struct axp_ctx *c,
     f.warm_end = wc->buf + WARM_EVENTS;
     f.warm_flush = warm_flush;
     f.warm_ctx = wc;
+    f.ram = mm->ram;
+    f.ram_bytes = mm->ram_bytes;
   }
   for (;;) {
     f.link = NULL;

@@ -252,6 +252,8 @@ struct block {
 #define F_WEND ((int32_t)offsetof(struct jit_frame, warm_end))
 #define F_WFLUSH ((int32_t)offsetof(struct jit_frame, warm_flush))
 #define F_WCTX ((int32_t)offsetof(struct jit_frame, warm_ctx))
+#define F_RAM ((int32_t)offsetof(struct jit_frame, ram))
+#define F_RAMB ((int32_t)offsetof(struct jit_frame, ram_bytes))
 #define EV(field) ((int32_t)offsetof(struct jit_warm_event, field))
 /* The jump cache entry of pc, as an offset from its start. */
 static int32_t jump_off(uint64_t pc) { return (int32_t)(((pc >> 2) & (JUMP_SIZE - 1)) * sizeof(struct jump)); }
@@ -833,8 +835,14 @@ static void memop(struct block *b, const struct axp_insn *in, uint64_t pc, unsig
   if (warm) mov_rr(e, RDI, RAX);          /* the address, kept past the TLB (rax, rcx, rdx) */
   tlb(b, store, size, pc, k);
   if (warm) {
+    /* b: the physical address, when the host address is in the RAM */
     mov_rr(e, RCX, RDI);
     mov_rr(e, R8, RAX);
+    op_mem(e, 1, 0x2B, R8, RBP, F_RAM);   /* sub r8, [rbp + ram] */
+    op_mem(e, 1, 0x3B, R8, RBP, F_RAMB);  /* cmp r8, [rbp + ram_bytes] */
+    uint8_t *in_ram = jcc(e, CC_B);
+    mov_ri(e, R8, JIT_WARM_UNKNOWN);
+    set_rel32(in_ram, e->p);
     warm_call(b, in, pc);                 /* keeps rax (the host address) and rsi */
   }
   switch (id) {
@@ -956,7 +964,7 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
     if (warm) {
       ea(b, in);
       mov_rr(&b->e, RCX, RAX);
-      xor32_rr(&b->e, R8);
+      mov_ri(&b->e, R8, JIT_WARM_UNKNOWN);
       warm_call(b, in, pc);
     }
     return;

@@ -61,11 +61,13 @@ enum jit_exit {
 };
 
 /* An event of a warming cache's code: for a load or store a = the effective
- * address and b = the host address of the access; for a prefetch or unop
- * (XID_NOP) a = the effective address, b = 0; for a conditional branch
- * a = taken (0 or 1) and b = the target; for br, bsr and the jumps a = 1,
- * b = the target; for the others a = b = 0. left is the budget left (the
- * current block's length already taken from it). */
+ * address and b = its physical address (the host address less frame.ram,
+ * when below frame.ram_bytes), else JIT_WARM_UNKNOWN; for a prefetch or
+ * unop (XID_NOP) a = the effective address, b = JIT_WARM_UNKNOWN; for a
+ * conditional branch a = taken (0 or 1) and b = the target; for br, bsr
+ * and the jumps a = 1, b = the target; for the others a = b = 0. left is
+ * the budget left (the current block's length already taken from it). */
+#define JIT_WARM_UNKNOWN (~(uint64_t)0)
 struct jit_warm_event {
   const struct axp_insn *in;
   uint64_t pc, a, b, left;
@@ -81,6 +83,8 @@ struct jit_frame {
   uint64_t *r;          /* axp_ctx.r (the FP registers follow it, axp_ctx.f) */
   const void *tlb_r;    /* guest_mm.tlb_r (tlb_w follows it) */
   const void *jump;     /* the jump cache (filled in by jit_run) */
+  const uint8_t *ram;   /* a warming cache's: guest_mm.ram and ram_bytes */
+  uint64_t ram_bytes;
   /* A warming cache's events go to warm_pos, which moves on; when it reaches
    * warm_end, translated code calls warm_flush(warm_ctx), which takes the
    * events from the buffer's start and sets warm_pos back to it. The caller
