@@ -364,7 +364,7 @@ static void call_fn(struct block *b, uint64_t fn)
  * a in rcx and b in r8 already (r8 is lost to the pool); uses rdx and rdi,
  * keeps every other register. A full buffer goes to the shared flush call,
  * which keeps them too. */
-static void warm_call(struct block *b, const struct axp_insn *in, uint64_t pc)
+static void warm_event(struct block *b, const struct axp_insn *in, uint64_t pc)
 {
   struct emit *e = &b->e;
   mov_rm(e, RDX, RBP, F_WPOS);
@@ -387,11 +387,11 @@ static void warm_call(struct block *b, const struct axp_insn *in, uint64_t pc)
   b->holds[R8] = -1;
 }
 /* The same with a = b = 0. */
-static void warm_call0(struct block *b, const struct axp_insn *in, uint64_t pc)
+static void warm_event0(struct block *b, const struct axp_insn *in, uint64_t pc)
 {
   xor32_rr(&b->e, RCX);
   xor32_rr(&b->e, R8);
-  warm_call(b, in, pc);
+  warm_event(b, in, pc);
 }
 
 /* ---- C helpers for the operations not worth inline code ---- */
@@ -808,7 +808,7 @@ static void operate(struct block *b, const struct axp_insn *in)
 }
 
 /* Loads and stores (memory format, TLB hits only); warm: described to the
- * warm helper once the TLB has hit. */
+ * warming once the TLB has hit (a warm event). */
 static void memop(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k, bool warm)
 {
   struct emit *e = &b->e;
@@ -816,7 +816,7 @@ static void memop(struct block *b, const struct axp_insn *in, uint64_t pc, unsig
   if (id == AXP_LDA || id == AXP_LDAH) {
     ea(b, in);
     st_g(b, in->ra, RAX);
-    if (warm) warm_call0(b, in, pc);
+    if (warm) warm_event0(b, in, pc);
     return;
   }
   if (id == AXP_STS) {
@@ -843,7 +843,7 @@ static void memop(struct block *b, const struct axp_insn *in, uint64_t pc, unsig
     uint8_t *in_ram = jcc(e, CC_B);
     mov_ri(e, R8, JIT_WARM_UNKNOWN);
     set_rel32(in_ram, e->p);
-    warm_call(b, in, pc);                 /* keeps rax (the host address) and rsi */
+    warm_event(b, in, pc);                 /* keeps rax (the host address) and rsi */
   }
   switch (id) {
   case AXP_LDBU: op_mem(e, 0, 0x0FB6, RAX, RAX, 0); st_g(b, in->ra, RAX); break;
@@ -932,15 +932,15 @@ static void cond_branch(struct block *b, const struct axp_insn *in, uint64_t pc,
     setcc(e, cc, RCX);
     movzx8_rr(e, RCX, RCX);
     mov_ri(e, R8, target);
-    warm_call(b, in, pc);                 /* keeps rcx (taken) */
+    warm_event(b, in, pc);                 /* keeps rcx (taken) */
     test_rr(e, RCX, RCX);
     cc = CC_NE;
   }
   add_stub(b, jcc(e, cc), target, b->n - k - 1, false);
 }
 
-/* Whether the k-th instruction of a block, in at pc, goes to the warm
- * helper (jit.h). The NOP forms of BIS and CPYS are the timing model's
+/* Whether the k-th instruction of a block, in at pc, gives a warm event
+ * (jit.h). The NOP forms of BIS and CPYS are the timing model's
  * (uarch/ev67.c, classify): every other BIS (mov, or) is a plain retire. */
 static bool warm_hooks(const struct jit_cache *jc, const struct axp_insn *in, uint64_t pc, unsigned k)
 {
@@ -954,8 +954,8 @@ static bool warm_hooks(const struct jit_cache *jc, const struct axp_insn *in, ui
 static void insn_op(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k, bool warm);
 
 /* One instruction, the k-th of the block, at pc. Loads, stores and control
- * transfers are described to the warm helper inside their code; the others
- * after it, once nothing can leave for the interpreter at them. */
+ * transfers give their warm events inside their code; the others after it,
+ * once nothing can leave for the interpreter at them. */
 static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k)
 {
   bool warm = warm_hooks(b->jc, in, pc, k);
@@ -965,7 +965,7 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
       ea(b, in);
       mov_rr(&b->e, RCX, RAX);
       mov_ri(&b->e, R8, JIT_WARM_UNKNOWN);
-      warm_call(b, in, pc);
+      warm_event(b, in, pc);
     }
     return;
   }
@@ -975,7 +975,7 @@ static void insn(struct block *b, const struct axp_insn *in, uint64_t pc, unsign
                 id != AXP_FETCH && id != AXP_FETCH_M && id != AXP_ECB && id != AXP_WH64 &&
                 id != AXP_WH64EN && id != AXP_TRAPB && id != AXP_EXCB && id != AXP_MB && id != AXP_WMB;
   insn_op(b, in, pc, k, warm && inside);
-  if (warm && !inside) warm_call0(b, in, pc);
+  if (warm && !inside) warm_event0(b, in, pc);
 }
 
 static void insn_op(struct block *b, const struct axp_insn *in, uint64_t pc, unsigned k, bool warm)
@@ -1071,7 +1071,7 @@ static void insn_op(struct block *b, const struct axp_insn *in, uint64_t pc, uns
     if (warm) {
       mov_ri(e, RCX, 1);
       mov_ri(e, R8, pc + 4 + (uint64_t)(int64_t)in->imm);
-      warm_call(b, in, pc);
+      warm_event(b, in, pc);
     }
     exit_next(b, pc + 4 + (uint64_t)(int64_t)in->imm);
     return;
@@ -1085,7 +1085,7 @@ static void insn_op(struct block *b, const struct axp_insn *in, uint64_t pc, uns
     if (warm) {
       mov_rr(e, R8, RAX);
       mov_ri(e, RCX, 1);
-      warm_call(b, in, pc);               /* keeps rax (the target) */
+      warm_event(b, in, pc);               /* keeps rax (the target) */
     }
     exit_indirect(b);
     return;
@@ -1135,7 +1135,7 @@ static void write_shared(struct jit_cache *jc)
   op_mem(e, 1, 0xC7, 0, RBP, F_KIND);
   put4(e, JIT_EXIT_INTERP);
   jmp_to(e, epilogue);
-  /* warm_call's full buffer: frame.warm_flush(warm_ctx), keeping the
+  /* warm_event's full buffer: frame.warm_flush(warm_ctx), keeping the
    * caller-saved registers but rdx and rdi (7 pushes after the return
    * address: the stack is aligned for the call). */
   jc->warm_flush = e->p;
