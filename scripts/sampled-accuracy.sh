@@ -57,11 +57,15 @@ export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000}
 mkdir -p "$out" && cd "$out" || exit 2
 echo "sampled-accuracy: $prog $* ($sampled, -c $count ${cpus[*]} ${sysw[*]}) in $out"
 
-# cpu_s CMD...: runs CMD with a fixed environment, stdout to /dev/null and
-# stderr to $err; prints the CPU seconds (user + system) it took.
+# cpu_s CMD...: runs CMD with a fixed environment (SOURCE_DATE_EPOCH kept:
+# without it each run's guest clock starts at the host's time, and lua's
+# string hashes, seeded from time(), make each run do different work),
+# stdout to /dev/null and stderr to $err; prints the CPU seconds (user +
+# system) it took.
 err=$out/last.err
 cpu_s() {
-  /usr/bin/time -f '%U %S' -o "$out/time.txt" env -i PATH=/usr/bin:/bin "$@" >/dev/null 2>"$err"
+  /usr/bin/time -f '%U %S' -o "$out/time.txt" env -i PATH=/usr/bin:/bin SOURCE_DATE_EPOCH="$SOURCE_DATE_EPOCH" \
+    "$@" >/dev/null 2>"$err"
   awk '{ printf "%.2f", $1 + $2 }' "$out/time.txt"
 }
 E=sim/cycles/,instructions,sim/bcache-misses/,sim/replays/
