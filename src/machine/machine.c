@@ -142,13 +142,20 @@ static struct mcpu *cur(struct machine *m) { return &m->cpu[m->os->cur_cpu > 0 ?
 
 /* ---- time ---- */
 
+#define FX 16                         /* the rates' fixed point */
+#define FX_ONE (1ull << FX)
+
+/* The estimated clock of a warm stretch n instructions after its last fold. */
+static uint64_t warm_clock(const struct mcpu *c, uint64_t n)
+{
+  return ev67_now(c->core) + ((n * c->cpi + c->cyc_frac) >> FX);
+}
+
 /* A timed CPU's clock in cycles: its core's, and in a warm stretch the
  * estimate of the instructions warmed since the last fold. */
 static uint64_t mcpu_cycles(const struct mcpu *c)
 {
-  uint64_t t = ev67_now(c->core);
-  if (c->warm) t += ((c->warm_n + c->oc->warm_skipped - c->skip_seen) * c->cpi + c->cyc_frac) >> 16;
-  return t;
+  return c->warm ? warm_clock(c, c->warm_n + c->oc->warm_skipped - c->skip_seen) : ev67_now(c->core);
 }
 
 /* A timed CPU's busy time: its core's clock. */
@@ -160,8 +167,6 @@ static uint64_t cycle_ns(void *ctx, int cpu)
 
 /* ---- sampled mode (docs/sampled.md) ---- */
 
-#define FX 16                         /* the rates' fixed point */
-#define FX_ONE (1ull << FX)
 #define STRETCH_MAX (1ull << 24)      /* instructions between looks at the schedule, at most */
 
 static uint64_t fx(double x) { return x <= 0 ? 0 : (uint64_t)(x * (double)FX_ONE + 0.5); }
@@ -840,9 +845,12 @@ static uint64_t warm_room(void *ctx)
 static void warm_jit(void *ctx, const struct jit_warm_event *ev, size_t n)
 {
   struct mcpu *c = ctx;
-  struct ev67_warm_clock clk = { .base = ev67_now(c->core), .cpi = c->cpi, .frac = c->cyc_frac,
-                                 .n0 = c->warm_n + c->oc->warm_skipped - c->skip_seen + c->oc->warm_budget0 };
-  ev67_warm_events(c->core, c->oc->asn, ev, n, &clk);
+  uint64_t n0 = c->warm_n + c->oc->warm_skipped - c->skip_seen + c->oc->warm_budget0, cycle[64];
+  for (size_t i = 0, k; i < n; i += k) {
+    k = n - i < 64 ? n - i : 64;
+    for (size_t j = 0; j < k; j++) cycle[j] = warm_clock(c, n0 - ev[i + j].left);
+    ev67_warm_events(c->core, c->oc->asn, ev + i, cycle, k);
+  }
   c->warm_told += n;
 }
 
@@ -872,7 +880,7 @@ static bool warm_before(void *ctx, const struct uarch_insn *ui)
     if (!c->warm) return before(ctx, ui);
   }
   /* mcpu_cycles, the skipped instructions just taken */
-  bool unaligned = ev67_warm(c->core, ui, ev67_now(c->core) + ((c->warm_n * c->cpi + c->cyc_frac) >> FX));
+  bool unaligned = ev67_warm(c->core, ui, warm_clock(c, c->warm_n));
   c->warm_n++;
   c->last_pc = ui->pc;
   if (unaligned) kernel_work(c, KACT_UNALIGNED, 0, 0);

@@ -1094,12 +1094,10 @@ bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
 /* Translated code's events (user mode, aligned: anything else leaves for
  * the interpreter). A control transfer's a is taken, b its target; an
  * access's a the address, b the physical one. */
-void ev67_warm_events(struct ev67 *m, unsigned asn, const struct jit_warm_event *ev, size_t n,
-                      const struct ev67_warm_clock *clk)
+void ev67_warm_events(struct ev67 *m, unsigned asn, const struct jit_warm_event *ev,
+                      const uint64_t *cycle, size_t n)
 {
-  for (size_t i = 0; i < n; i++) {
-    uint64_t cycle = clk->base + (((clk->n0 - ev[i].left) * clk->cpi + clk->frac) >> 16);
+  for (size_t i = 0; i < n; i++)
     warm_one(m, false, asn, ev[i].pc, ev[i].in, ev[i].a, ev[i].b, false, ev[i].a != 0,
-             ev[i].a ? ev[i].b : ev[i].pc + 4, cycle);
-  }
+             ev[i].a ? ev[i].b : ev[i].pc + 4, cycle[i]);
 }
