@@ -81,22 +81,44 @@ static void gen_insn(struct gen *g, int k, struct uarch_insn *ui)
   }
   if (k == 3) ui->next_pc = ui->taken ? ui->pc + 8 : ui->pc + 4;
   else if (k != 5 && k != 6) ui->next_pc = ui->pc + 4;
-  ui->pa = ui->ea;
+  /* frames scattered (an odd multiplier permutes the 64 K frame numbers),
+   * so that an access warmed at its virtual address lands elsewhere */
+  ui->pa = ((((ui->ea >> 13) * 0x9E3779B1u) & 0xFFFF) << 13) | (ui->ea & 0x1FFF);
   ui->pa_valid = k == 0 || k == 2;
 }
 
+enum how { DETAIL, WARM, WARM_EVENTS };
+
+/* ui as translated code gives it (guest/jit.h, struct jit_warm_event):
+ * an access's address and frame, a control transfer's direction and
+ * target, nothing for the others. */
+static struct jit_warm_event as_event(const struct uarch_insn *ui, int k)
+{
+  struct jit_warm_event e = { .in = ui->d, .pc = ui->pc };
+  if (k == 0 || k == 2) { e.a = ui->ea; e.b = ui->pa; }
+  else if (k == 3) { e.a = ui->taken; e.b = ui->pc + 8; }
+  else if (k == 5 || k == 6) { e.a = 1; e.b = ui->next_pc; }
+  return e;
+}
+
 /* Runs n iterations through the model: warm (cycle estimate 1 per
- * instruction) or detailed. */
-static void run(struct ev67 *m, struct gen *g, uint64_t n, bool warm)
+ * instruction), as ev67_warm or as translated code's events, or detailed. */
+static void run(struct ev67 *m, struct gen *g, uint64_t n, enum how how)
 {
   for (uint64_t i = 0; i < n; i++, g->iter++) {
+    struct jit_warm_event ev[7];
+    uint64_t cycle[7];
+    size_t nev = 0;
     for (int k = 0; k < 7; k++) {
       struct uarch_insn ui;
       gen_insn(g, k, &ui);
       if (k == 4 && g->iter % 2 == 0) continue;   /* deterministic mix of fall-through */
-      if (warm) ev67_warm(m, &ui, ev67_now(m) + i * 7 + (uint64_t)k);
+      uint64_t t = ev67_now(m) + i * 7 + (uint64_t)k;
+      if (how == WARM) ev67_warm(m, &ui, t);
+      else if (how == WARM_EVENTS) { cycle[nev] = t; ev[nev++] = as_event(&ui, k); }
       else ev67_step(m, &ui);
     }
+    if (nev) ev67_warm_events(m, 1, ev, cycle, nev);
   }
 }
 
@@ -109,8 +131,9 @@ static struct ev67_stats diff(const struct ev67_stats *a, const struct ev67_stat
   return d;
 }
 
-/* Detailed part of `meas` iterations after `pre` iterations run warm, in
- * detail, or not at all (cold). */
+/* Detailed part of `meas` iterations after `pre` iterations run warm (0,
+ * or 3 as translated code's events), in detail (1), or not at all (2:
+ * cold). */
 static struct ev67_stats measured(uint64_t pre, int mode, uint64_t meas)
 {
   struct ev67 *m = ev67_create(&ev67_default_config, NULL, NULL, NULL);
@@ -123,11 +146,11 @@ static struct ev67_stats measured(uint64_t pre, int mode, uint64_t meas)
       for (int k = 0; k < 7; k++) gen_insn(&g, k, &ui);
     }
   } else {
-    run(m, &g, pre, mode == 0);
+    run(m, &g, pre, mode == 0 ? WARM : mode == 3 ? WARM_EVENTS : DETAIL);
   }
   ev67_stall(m, 100000);
   struct ev67_stats before = *ev67_stats(m, false);
-  run(m, &g, meas, false);
+  run(m, &g, meas, DETAIL);
   struct ev67_stats d = diff(ev67_stats(m, false), &before);
   ev67_destroy(m);
   return d;
@@ -136,7 +159,8 @@ static struct ev67_stats measured(uint64_t pre, int mode, uint64_t meas)
 static void test_same_state(void)
 {
   const uint64_t pre = 200000, meas = 20000;
-  struct ev67_stats w = measured(pre, 0, meas), d = measured(pre, 1, meas), c = measured(pre, 2, meas);
+  struct ev67_stats w = measured(pre, 0, meas), d = measured(pre, 1, meas), c = measured(pre, 2, meas),
+                    e = measured(pre, 3, meas);
   CHECK(d.cond_mispredicts > 1000 && d.bcache_misses > 1000 && d.icache_misses > 100 && d.dtb_misses > 1000,
         "the measured part exercises the predictor and caches (%llu mispredicts, %llu B-cache, %llu Icache, %llu DTB misses)",
         (unsigned long long)d.cond_mispredicts, (unsigned long long)d.bcache_misses,
@@ -148,6 +172,13 @@ static void test_same_state(void)
   CHECK_EQ_U64(w.icache_misses, d.icache_misses, "after warming: same Icache misses");
   CHECK_EQ_U64(w.itb_misses, d.itb_misses, "after warming: same ITB misses");
   CHECK_EQ_U64(w.dtb_misses, d.dtb_misses, "after warming: same DTB misses");
+  /* translated code's batches (ev67_warm_events) leave the same state */
+  CHECK_EQ_U64(e.cond_mispredicts, d.cond_mispredicts, "after warming by events: same conditional mispredicts");
+  CHECK_EQ_U64(e.jump_mispredicts, d.jump_mispredicts, "after warming by events: same jump and return mispredicts");
+  CHECK_EQ_U64(e.dcache_misses, d.dcache_misses, "after warming by events: same Dcache misses");
+  CHECK_EQ_U64(e.bcache_misses, d.bcache_misses, "after warming by events: same B-cache misses");
+  CHECK_EQ_U64(e.icache_misses, d.icache_misses, "after warming by events: same Icache misses");
+  CHECK_EQ_U64(e.dtb_misses, d.dtb_misses, "after warming by events: same DTB misses");
   CHECK(c.dcache_misses != d.dcache_misses && c.icache_misses != d.icache_misses,
         "a cold start differs (Dcache %llu vs %llu, Icache %llu vs %llu)", (unsigned long long)c.dcache_misses,
         (unsigned long long)d.dcache_misses, (unsigned long long)c.icache_misses,
@@ -162,8 +193,8 @@ static void test_counts(void)
   struct gen g1, g2;
   gen_init(&g1);
   gen_init(&g2);
-  run(w, &g1, 50000, true);
-  run(d, &g2, 50000, false);
+  run(w, &g1, 50000, WARM);
+  run(d, &g2, 50000, DETAIL);
   const struct ev67_stats *a = ev67_warm_stats(w, false), *b = ev67_stats(d, false);
   CHECK_EQ_U64(a->retired, b->retired, "warm counts retired instructions as the detailed model does");
   /* The detailed model counts each executed instance: a load that misses
@@ -192,7 +223,7 @@ static void test_speed(void)
   gen_init(&g);
   struct timespec t0, t1;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-  run(w, &g, 200000, true);
+  run(w, &g, 200000, WARM);
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
   double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (200000.0 * 6.5);
   printf("warm: %.1f ns of CPU time per instruction (a miss-heavy stream: per 6.5 instructions a B-cache and DTB miss, Icache misses, 3 control transfers)\n", ns);
