@@ -604,11 +604,15 @@ static void counter_write(struct ev67_pmu *p, int k, uint32_t v)
   p->ctr[k] = v;
 }
 
-static void pctr_ctl_write(struct ev67_pmu *p, uint64_t v, uint64_t cycle)
+/* A PCTR_CTL write that replaces the counters in `written` (bit k: PCTRk)
+ * and leaves the others counting, untouched by the write quirks. */
+static void pctr_ctl_write(struct ev67_pmu *p, uint64_t v, unsigned written, uint64_t cycle)
 {
   advance(p, cycle);
-  counter_write(p, 0, (uint32_t)(v >> EV67_PCTR0_SHIFT) & EV67_PCTR_MASK);
-  counter_write(p, 1, (uint32_t)(v >> EV67_PCTR1_SHIFT) & EV67_PCTR_MASK);
+  if (written & 1)
+    counter_write(p, 0, (uint32_t)(v >> EV67_PCTR0_SHIFT) & EV67_PCTR_MASK);
+  if (written & 2)
+    counter_write(p, 1, (uint32_t)(v >> EV67_PCTR1_SHIFT) & EV67_PCTR_MASK);
   p->sl0 = (v & EV67_PCTR_SL0) != 0;
   p->sl1 = (uint8_t)((v >> EV67_PCTR_SL1_SHIFT) & 3);
   p->pm = p->sl0 ? PM_WAIT : PM_OFF;    /* (re)arms ProfileMe; drops an open window */
@@ -668,7 +672,7 @@ bool ev67_pmu_mtpr(struct ev67_pmu *p, unsigned ipr, uint64_t v, uint64_t cycle)
   enter(p);
   switch (ipr) {
   case EV67_IPR_PCTR_CTL:
-    pctr_ctl_write(p, v, cycle);
+    pctr_ctl_write(p, v, 3, cycle);
     return true;
   case EV67_IPR_IER:
   case EV67_IPR_IER_CM:
@@ -726,8 +730,11 @@ void ev67_pmu_leave_pal(struct ev67_pmu *p, uint64_t cycle)
   }
 }
 
-/* wrperfmon WRITE: replaces the counters selected by arg[1:0], keeping the rest
- * of PCTR_CTL, written twice (HRM 6.10.1 / D.28). */
+/* wrperfmon WRITE: replaces the counters selected by arg[1:0], written twice
+ * (HRM 6.10.1 / D.28), and keeps the rest of PCTR_CTL. An unselected counter
+ * is not rewritten: rewritten with the value read, it would lose the counts
+ * in between and, within 16 of overflow, its next wrap (an out-of-range
+ * write), which a driver using both counters cannot see. */
 static void perfmon_write(struct ev67_pmu *p, uint64_t arg, uint64_t cycle)
 {
   advance(p, cycle);
@@ -737,8 +744,8 @@ static void perfmon_write(struct ev67_pmu *p, uint64_t arg, uint64_t cycle)
   for (int k = 0; k < 2; k++)
     if (arg & (1u << k))
       v = (v & ~field[k]) | (arg & field[k]);
-  pctr_ctl_write(p, v, cycle);
-  pctr_ctl_write(p, v, cycle);
+  pctr_ctl_write(p, v, (unsigned)arg & 3, cycle);
+  pctr_ctl_write(p, v, (unsigned)arg & 3, cycle);
 }
 
 static void perfmon_enable(struct ev67_pmu *p, uint64_t mask, bool on, uint64_t cycle)
@@ -764,8 +771,7 @@ uint64_t ev67_pmu_wrperfmon(struct ev67_pmu *p, uint64_t cmd, uint64_t arg, uint
     advance(p, cycle);
     uint64_t sel = EV67_PCTR_SL0 | 3ull << EV67_PCTR_SL1_SHIFT;
     uint64_t v = (pctr_ctl_raw(p, p->ctr[0], p->ctr[1]) & ~sel) | (arg & sel);
-    pctr_ctl_write(p, v, cycle);
-    pctr_ctl_write(p, v, cycle);
+    pctr_ctl_write(p, v, 0, cycle);   /* the counters count on */
     break;
   }
   case EV67_PERFMON_LOGGING_OPTIONS:

@@ -289,6 +289,24 @@ static void test_quirk_out_of_range(void)
   CHECK_EQ_U64(isum(&p, 216), EV67_PC0, "legal 2^20-16: wrap signalled after 16 cycles");
 }
 
+/* wrperfmon WRITE of one counter, or DESIRED_EVENTS, leaves the other
+ * counting untouched: rewriting it with its value read within 16 of overflow
+ * would be an out-of-range write and lose its wrap (a driver using both
+ * counters lost one that way, 2^20 counts). */
+static void test_wrperfmon_keeps_other_counter(void)
+{
+  struct ev67_pmu p;
+  setup(&p, ctl(0, 1, WRAP - 100, 0), 100);   /* PCTR0 counts cycles from 101 */
+  ev67_pmu_wrperfmon(&p, EV67_PERFMON_WRITE, (uint64_t)(WRAP - 1000) << EV67_PCTR1_SHIFT | 2, 195);
+  CHECK_EQ_U64(rd(&p, 0, 196), WRAP - 4, "WRITE(PCTR1): PCTR0 counts on through the call");
+  CHECK_EQ_U64(isum(&p, 200), EV67_PC0, "WRITE(PCTR1) 5 cycles before PCTR0 wraps: the wrap is signalled");
+  CHECK_EQ_U64(rd(&p, 0, 210), 10, "WRITE(PCTR1): PCTR0 wrapped at 200");
+  clear_irq(&p, 210);
+  ev67_pmu_wrperfmon(&p, EV67_PERFMON_WRITE, (uint64_t)(WRAP - 100) << EV67_PCTR0_SHIFT | 1, 300);
+  ev67_pmu_wrperfmon(&p, EV67_PERFMON_DESIRED_EVENTS, 1u << 2, 398);
+  CHECK_EQ_U64(isum(&p, 400), EV67_PC0, "DESIRED_EVENTS 2 cycles before PCTR0 wraps: the wrap is signalled");
+}
+
 /* ---- ProfileMe ---- */
 
 /* Arms ProfileMe at `cycle` to profile the N-th valid fetched instruction. */
@@ -649,6 +667,7 @@ int main(void)
   test_quirk_pending_after_rewrite();
   test_quirk_disabled_read();
   test_quirk_out_of_range();
+  test_wrperfmon_keeps_other_counter();
   test_pm_selection();
   test_pm_window();
   test_pm_ovr_and_stop();
