@@ -248,6 +248,16 @@ def ca_table(path, primary_only=False):
             for k, v in enumerate(vals): acc[k] += v
     return events, total, rows
 ev, tot, self_ = ca_table(base + '.ca')
+# every called function has its own block (fn=), so that readers know its
+# object: a chain unwound past the sampled instruction into a callee with
+# no sample of its own once left one only as cfn=, and callgrind_annotate
+# listed its inclusive cost without the object
+fns, cfns = set(), set()
+for l in open(base + '.cg'):
+    m = re.match(r'^(c?)fn=\((\d+)\)', l)
+    if m: (cfns if m.group(1) else fns).add(m.group(2))
+ok('callees-have-blocks', cfns <= fns and len(fns) > 3,
+   '%d functions, %d called' % (len(fns), len(cfns)) if cfns <= fns else 'no block for ids %s' % sorted(cfns - fns)[:4])
 idx = {e: i for i, e in enumerate(ev)}
 # report -s dso,sym -n: "  12.34%  123  dso  [.] name"
 rep = {}
