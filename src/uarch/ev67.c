@@ -1087,8 +1087,11 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
 
 bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
 {
-  return warm_one(m, in->kernel, in->asn, in->pc, in->d, in->ea, in->pa_valid ? in->pa : in->ea,
-                  in->unaligned, in->taken, in->next_pc, cycle);
+  memsys_set_functional(m->ms, true);
+  bool r = warm_one(m, in->kernel, in->asn, in->pc, in->d, in->ea, in->pa_valid ? in->pa : in->ea,
+                    in->unaligned, in->taken, in->next_pc, cycle);
+  memsys_set_functional(m->ms, false);
+  return r;
 }
 
 /* Translated code's events (user mode, aligned: anything else leaves for
@@ -1097,7 +1100,9 @@ bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
 void ev67_warm_events(struct ev67 *m, unsigned asn, const struct jit_warm_event *ev,
                       const uint64_t *cycle, size_t n)
 {
+  memsys_set_functional(m->ms, true);
   for (size_t i = 0; i < n; i++)
     warm_one(m, false, asn, ev[i].pc, ev[i].in, ev[i].a, ev[i].b, false, ev[i].a != 0,
              ev[i].a ? ev[i].b : ev[i].pc + 4, cycle[i]);
+  memsys_set_functional(m->ms, false);
 }

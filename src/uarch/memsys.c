@@ -69,6 +69,7 @@ struct memsys {
   unsigned dc_synonyms;  /* Dcache sets a physical line may be in: 2^(index bits above the page) */
   memsys_xlate_fn xlate;
   void *xlate_ctx;
+  bool functional;      /* memsys_set_functional */
   struct memsys_stats st;
 };
 
@@ -284,6 +285,20 @@ static void bc_evict(struct memsys *ms, uint64_t tag)
 static bool fill_line(struct memsys *ms, uint64_t line, uint64_t cycle, struct fill *f,
                       struct mem_access *o)
 {
+  if (ms->functional) {   /* the Bcache's contents only, at once */
+    uint64_t *b = &ms->bc[(line >> ms->line_shift) & ms->bc_mask];
+    f->level = LVL_BCACHE;
+    ms->st.bc_accesses++;
+    if ((*b & ~(uint64_t)T_DIRTY) != (line | T_VALID)) {
+      ms->st.bc_misses++;
+      f->level = LVL_MEM;
+      if (*b & T_VALID) bc_evict(ms, *b);
+      *b = line | T_VALID;
+    }
+    f->ready = cycle;
+    f->lat = 0;
+    return false;
+  }
   unsigned free_i = ms->nmaf, early = 0;
   for (unsigned i = 0; i < ms->nmaf; i++) {
     const struct maf *m = &ms->maf[i];
@@ -435,6 +450,8 @@ void memsys_data(struct memsys *ms, unsigned asn, uint64_t va, unsigned size, bo
 {
   memsys_data_pa(ms, asn, va, va, size, store, cycle, out);
 }
+
+void memsys_set_functional(struct memsys *ms, bool on) { ms->functional = on; }
 
 void memsys_set_xlate(struct memsys *ms, memsys_xlate_fn fn, void *ctx)
 {

@@ -1,7 +1,7 @@
 /* The EV67 memory hierarchy against analytical answers: hits and misses of
  * sequential walks, set conflicts under round-robin replacement, Bcache reuse,
  * memory-bound pointer chasing, DTB reach, ASN tagging, fills in flight, MAF
- * capacity, writebacks and Bcache inclusion. Ends with a speed figure. */
+ * capacity, functional warming's fills, writebacks and Bcache inclusion. Ends with a speed figure. */
 #include <time.h>
 #include "check.h"
 #include "uarch/memsys.h"
@@ -282,6 +282,32 @@ static void test_maf(void)
   memsys_destroy(ms);
 }
 
+/* Functional warming's misses (memsys_set_functional) fill at once and take
+ * no MAF entry: many presented in the same cycle leave nothing in flight, so
+ * a timed miss right after pays memory latency only, and a warmed line is a
+ * plain hit. The same misses timed queue for the MAF (the check can fail). */
+static void test_functional(void)
+{
+  struct memsys *ms = memsys_create(cfg);
+  const uint64_t t = 10000;
+  memsys_set_functional(ms, true);
+  unsigned misses = 0;
+  for (uint64_t k = 0; k < 64; k++) misses += ld(ms, 1, BASE + k * 64, t).bc_miss;
+  memsys_set_functional(ms, false);
+  CHECK_EQ_U64(misses, 64, "64 warmed misses in one cycle: each a B-cache miss");
+  CHECK_EQ_U64(memsys_stats(ms)->maf_waits, 0, "warmed misses never wait for the MAF");
+  struct mem_access a = ld(ms, 1, BASE + 100 * 64, t + 1);
+  CHECK(!a.maf_wait && a.latency == MEM, "a timed miss after them: memory latency only (%u)", a.latency);
+  a = ld(ms, 1, BASE + 63 * 64, t + 2);
+  CHECK(!a.l1_miss && a.latency == H, "a warmed line: a hit at once (%u)", a.latency);
+  memsys_destroy(ms);
+  ms = memsys_create(cfg);
+  for (uint64_t k = 0; k < 64; k++) ld(ms, 1, BASE + k * 64, t);
+  CHECK(memsys_stats(ms)->maf_waits == 56, "the same misses timed: 56 of 64 wait for the MAF (%llu)",
+        (unsigned long long)memsys_stats(ms)->maf_waits);
+  memsys_destroy(ms);
+}
+
 /* Write-back, write-allocate Dcache; Bcache inclusion. */
 static void test_writeback(void)
 {
@@ -437,6 +463,7 @@ int main(void)
   test_icache();
   test_in_flight();
   test_maf();
+  test_functional();
   test_writeback();
   test_cross_line();
   bench();
