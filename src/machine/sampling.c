@@ -142,7 +142,11 @@ void smp_kernel_timed(struct smp *s, uint32_t key, double insns, const double *v
   struct smp_kind *k = kind_of(s, key);
   s->ktimed++;
   if (!k || insns <= 0) return;
-  k->timed++;
+  if (k->timed++ >= SMP_KERNEL_FIRST && !k->drawn++) {
+    /* the first drawn event: the first ones' counts leave the rates */
+    k->insns = k->x1 = k->x2 = 0;
+    memset(k->v, 0, sizeof k->v);
+  }
   k->insns += insns;
   for (unsigned q = 0; q < SMP_NQ; q++) k->v[q] += v[q];
   double x = v[SMP_Q_CYCLES] / insns;
@@ -176,8 +180,9 @@ double smp_variance(const struct smp *s, unsigned q)
   if (q == SMP_Q_CYCLES)
     for (unsigned i = 0; i < s->nkinds_cap; i++) {
       const struct smp_kind *k = &s->kinds[i];
-      if (!k->key || k->timed < 2 || k->warm_insns <= 0) continue;
-      double n = (double)k->timed, m = k->x1 / n, v = (k->x2 - n * m * m) / (n - 1);
+      uint64_t nt = k->drawn ? k->drawn : k->timed;   /* the events in x1, x2 */
+      if (!k->key || nt < 2 || k->warm_insns <= 0) continue;
+      double n = (double)nt, m = k->x1 / n, v = (k->x2 - n * m * m) / (n - 1);
       if (v > 0) var += k->warm_insns * k->warm_insns * v / n;
     }
   return var;

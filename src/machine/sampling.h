@@ -49,10 +49,14 @@ struct smp_params {
  * charged at their kind's measured cycles and counts per instruction. */
 #define SMP_KERNEL_FIRST 4
 #define SMP_KERNEL_EVERY 32
+/* The first events of a kind run on colder caches than the rest (the
+ * program's start, the path's first use): they give the kind its rates
+ * only until one drawn at random is timed. */
 struct smp_kind {
   uint32_t key;            /* 0: free slot; else the kind + 1 */
   uint64_t seen, timed;    /* events, and how many were timed */
-  double insns;            /* instructions of the timed events */
+  uint64_t drawn;          /* of the timed, the ones after the first SMP_KERNEL_FIRST */
+  double insns;            /* instructions of the drawn events, else of the first */
   double v[SMP_NQ];        /* their cycles and counts (kernel mode) */
   double x2, x1;           /* sums of their cycles per instruction, squared and not */
   double warm_insns;       /* instructions of the warmed events */
