@@ -285,20 +285,6 @@ static void bc_evict(struct memsys *ms, uint64_t tag)
 static bool fill_line(struct memsys *ms, uint64_t line, uint64_t cycle, struct fill *f,
                       struct mem_access *o)
 {
-  if (ms->functional) {   /* the Bcache's contents only, at once */
-    uint64_t *b = &ms->bc[(line >> ms->line_shift) & ms->bc_mask];
-    f->level = LVL_BCACHE;
-    ms->st.bc_accesses++;
-    if ((*b & ~(uint64_t)T_DIRTY) != (line | T_VALID)) {
-      ms->st.bc_misses++;
-      f->level = LVL_MEM;
-      if (*b & T_VALID) bc_evict(ms, *b);
-      *b = line | T_VALID;
-    }
-    f->ready = cycle;
-    f->lat = 0;
-    return false;
-  }
   unsigned free_i = ms->nmaf, early = 0;
   for (unsigned i = 0; i < ms->nmaf; i++) {
     const struct maf *m = &ms->maf[i];
@@ -322,7 +308,9 @@ static bool fill_line(struct memsys *ms, uint64_t line, uint64_t cycle, struct f
     if (m->ready < ms->maf[early].ready) early = i;
   }
   uint64_t start = cycle;
-  if (free_i == ms->nmaf) {
+  if (free_i == ms->nmaf && ms->functional) {
+    free_i = early;   /* warming never queues: the oldest fill makes room */
+  } else if (free_i == ms->nmaf) {
     PM_ASSERT(ms->maf[early].ready > cycle);   /* every entry busy: wait for the first to free */
     free_i = early;
     start = ms->maf[early].ready;

@@ -81,12 +81,13 @@ void memsys_set_xlate(struct memsys *ms, memsys_xlate_fn fn, void *ctx);
 void memsys_fetch(struct memsys *ms, unsigned asn, uint64_t pc, uint64_t cycle,
                   struct mem_access *out);
 
-/* Functional warming's accesses (ev67_warm) change what the caches and TBs
- * hold, not the memory system's timing: with `on`, a miss fills at once and
- * takes no MAF entry. (Warming presents its accesses at estimated cycles,
- * faster than misses are served in a missing phase; queued in the MAF, its
- * fills ran thousands of cycles ahead of the clock, and the next detailed
- * window or timed kernel path waited for them.) */
+/* Functional warming's accesses (ev67_warm): with `on`, a miss never waits
+ * for a MAF entry; with all eight busy it takes the oldest's. Warming
+ * presents its accesses at estimated cycles, faster than misses are served
+ * in a missing phase: queued, its fills ran thousands of cycles ahead of the
+ * clock, and the next detailed window or timed kernel path waited for them.
+ * So at most eight fills are in flight, none more than a miss ahead, as
+ * the exact machine would have them. */
 void memsys_set_functional(struct memsys *ms, bool on);
 
 /* Invalidates the whole Icache (CALL_PAL imb). */
