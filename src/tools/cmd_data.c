@@ -415,44 +415,24 @@ static void write_fn(struct out *w, const struct irow *ins, size_t ni, const str
   }
 }
 
-static int fkey_pcmp(const void *pa, const void *pb)
-{
-  return fkey_cmp(*(const struct fkey *const *)pa, *(const struct fkey *const *)pb);
-}
-
-/* Whether f is among the n functions in `set` (sorted by fkey_cmp). */
-static bool fn_in(const struct fkey *const *set, size_t n, const struct fkey *f)
-{
-  const struct fkey *const *hit = bsearch(&f, set, n, sizeof *set, fkey_pcmp);
-  if (!hit) return false;
-  for (const struct fkey *const *p = hit; p >= set && !fkey_cmp(*p, f); p--)
-    if (same_fn(*p, f)) return true;
-  for (const struct fkey *const *p = hit + 1; p < set + n && !fkey_cmp(*p, f); p++)
-    if (same_fn(*p, f)) return true;
-  return false;
-}
-
 /* A function that is only ever called (a chain unwound at the interrupt,
  * past the sampled instruction, into a callee that has no sample of its
  * own) still gets its block, empty: readers learn its object from it
- * (callgrind_annotate otherwise lists its inclusive cost without one). */
-static int write_callees(struct out *w, const struct fkey *const *done, size_t ndone, const struct arow *arcs,
-                         size_t na)
+ * (callgrind_annotate otherwise lists its inclusive cost without one).
+ * written: the functions with a block (keys struct fkey). */
+static int write_callees(struct out *w, struct hist *written, const struct arow *arcs, size_t na)
 {
-  const struct fkey **to = calloc(na + 1, sizeof *to);
-  if (!to) return PM_ENOMEM;
-  for (size_t i = 0; i < na; i++) to[i] = &arcs[i].k->to;
-  qsort(to, na, sizeof *to, fkey_pcmp);
   for (size_t i = 0; i < na; i++) {
-    if ((i && same_fn(to[i], to[i - 1])) || fn_in(done, ndone, to[i])) continue;
+    const struct fkey *f = &arcs[i].k->to;
+    if (hist_find(written, f)) continue;
+    if (!hist_get(written, f)) return PM_ENOMEM;
     unsigned line;
-    const char *file = src_of(to[i], fn_entry(to[i]), &line);
-    put_ob(w, "ob", to[i]);
+    const char *file = src_of(f, fn_entry(f), &line);
+    put_ob(w, "ob", f);
     put_name(w->o, "fl", &w->fl, file, 0, file);
-    put_fn(w, "fn", to[i]);
+    put_fn(w, "fn", f);
     fputc('\n', w->o);
   }
-  free(to);
   return 0;
 }
 
@@ -461,11 +441,10 @@ static int write_callgrind(const struct conv *cv, const struct session *s, FILE 
   size_t ni = hist_count(cv->insns), na = hist_count(cv->arcs);
   struct irow *ins = calloc(ni + 1, sizeof *ins);
   struct arow *arcs = calloc(na + 1, sizeof *arcs);
-  const struct fkey **done = calloc(ni + na + 1, sizeof *done);   /* the functions written */
-  size_t ndone = 0;
+  struct hist *written = hist_create(sizeof(struct fkey), 1);   /* the functions with a block */
   struct out w = { o, { hist_create(sizeof(struct nkey), 4), 0 }, { hist_create(sizeof(struct nkey), 4), 0 },
                    { hist_create(sizeof(struct nkey), 4), 0 }, cv };
-  int rc = ins && arcs && done && w.ob.ids && w.fl.ids && w.fn.ids ? 0 : PM_ENOMEM;
+  int rc = ins && arcs && written && w.ob.ids && w.fl.ids && w.fn.ids ? 0 : PM_ENOMEM;
   uint64_t tot[NCT] = { 0 };
   for (size_t i = 0; !rc && i < ni; i++) {
     ins[i] = (struct irow){ hist_key(cv->insns, i), hist_val(cv->insns, i) };
@@ -492,7 +471,7 @@ static int write_callgrind(const struct conv *cv, const struct session *s, FILE 
     fprintf(o, "\n\n");
     /* functions in (object, entry) order, each with its instructions and
      * the arcs it calls from */
-    for (size_t i = 0, j = 0; i < ni || j < na;) {
+    for (size_t i = 0, j = 0; !rc && (i < ni || j < na);) {
       const struct fkey *f = i < ni ? &ins[i].k->f : &arcs[j].k->from;
       if (i < ni && j < na && fkey_cmp(&arcs[j].k->from, f) < 0) f = &arcs[j].k->from;
       size_t i2 = i, j2 = j;
@@ -500,10 +479,10 @@ static int write_callgrind(const struct conv *cv, const struct session *s, FILE 
       while (j2 < na && same_fn(&arcs[j2].k->from, f)) j2++;
       write_fn(&w, ins + i, i2 - i, arcs + j, j2 - j);
       fputc('\n', o);
-      done[ndone++] = f;
+      if (!hist_get(written, f)) rc = PM_ENOMEM;
       i = i2, j = j2;
     }
-    rc = write_callees(&w, done, ndone, arcs, na);
+    if (!rc) rc = write_callees(&w, written, arcs, na);
   }
   if (!rc) {
     fprintf(o, "totals:");
@@ -514,7 +493,7 @@ static int write_callgrind(const struct conv *cv, const struct session *s, FILE 
   hist_destroy(w.ob.ids);
   hist_destroy(w.fl.ids);
   hist_destroy(w.fn.ids);
-  free(done);
+  hist_destroy(written);
   free(ins);
   free(arcs);
   return rc;
