@@ -156,6 +156,19 @@ static struct ev67_stats measured(uint64_t pre, int mode, uint64_t meas)
   return d;
 }
 
+/* The detailed part's predictor and cache figures after `how` equal those
+ * after a detailed prefix. */
+static void same_state(const char *how, const struct ev67_stats *a, const struct ev67_stats *d)
+{
+  CHECK_EQ_U64(a->cond_mispredicts, d->cond_mispredicts, "after %s: same conditional mispredicts", how);
+  CHECK_EQ_U64(a->jump_mispredicts, d->jump_mispredicts, "after %s: same jump and return mispredicts", how);
+  CHECK_EQ_U64(a->dcache_misses, d->dcache_misses, "after %s: same Dcache misses", how);
+  CHECK_EQ_U64(a->bcache_misses, d->bcache_misses, "after %s: same B-cache misses", how);
+  CHECK_EQ_U64(a->icache_misses, d->icache_misses, "after %s: same Icache misses", how);
+  CHECK_EQ_U64(a->itb_misses, d->itb_misses, "after %s: same ITB misses", how);
+  CHECK_EQ_U64(a->dtb_misses, d->dtb_misses, "after %s: same DTB misses", how);
+}
+
 static void test_same_state(void)
 {
   const uint64_t pre = 200000, meas = 20000;
@@ -165,20 +178,8 @@ static void test_same_state(void)
         "the measured part exercises the predictor and caches (%llu mispredicts, %llu B-cache, %llu Icache, %llu DTB misses)",
         (unsigned long long)d.cond_mispredicts, (unsigned long long)d.bcache_misses,
         (unsigned long long)d.icache_misses, (unsigned long long)d.dtb_misses);
-  CHECK_EQ_U64(w.cond_mispredicts, d.cond_mispredicts, "after warming: same conditional mispredicts");
-  CHECK_EQ_U64(w.jump_mispredicts, d.jump_mispredicts, "after warming: same jump and return mispredicts");
-  CHECK_EQ_U64(w.dcache_misses, d.dcache_misses, "after warming: same Dcache misses");
-  CHECK_EQ_U64(w.bcache_misses, d.bcache_misses, "after warming: same B-cache misses");
-  CHECK_EQ_U64(w.icache_misses, d.icache_misses, "after warming: same Icache misses");
-  CHECK_EQ_U64(w.itb_misses, d.itb_misses, "after warming: same ITB misses");
-  CHECK_EQ_U64(w.dtb_misses, d.dtb_misses, "after warming: same DTB misses");
-  /* translated code's batches (ev67_warm_events) leave the same state */
-  CHECK_EQ_U64(e.cond_mispredicts, d.cond_mispredicts, "after warming by events: same conditional mispredicts");
-  CHECK_EQ_U64(e.jump_mispredicts, d.jump_mispredicts, "after warming by events: same jump and return mispredicts");
-  CHECK_EQ_U64(e.dcache_misses, d.dcache_misses, "after warming by events: same Dcache misses");
-  CHECK_EQ_U64(e.bcache_misses, d.bcache_misses, "after warming by events: same B-cache misses");
-  CHECK_EQ_U64(e.icache_misses, d.icache_misses, "after warming by events: same Icache misses");
-  CHECK_EQ_U64(e.dtb_misses, d.dtb_misses, "after warming by events: same DTB misses");
+  same_state("warming", &w, &d);
+  same_state("warming by events", &e, &d);   /* translated code's batches (ev67_warm_events) */
   CHECK(c.dcache_misses != d.dcache_misses && c.icache_misses != d.icache_misses,
         "a cold start differs (Dcache %llu vs %llu, Icache %llu vs %llu)", (unsigned long long)c.dcache_misses,
         (unsigned long long)d.dcache_misses, (unsigned long long)c.icache_misses,
