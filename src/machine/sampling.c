@@ -142,7 +142,7 @@ void smp_kernel_timed(struct smp *s, uint32_t key, double insns, const double *v
   struct smp_kind *k = kind_of(s, key);
   s->ktimed++;
   if (!k || insns <= 0) return;
-  if (k->timed++ >= SMP_KERNEL_FIRST && !k->drawn++) {
+  if (k->timed++ == SMP_KERNEL_FIRST) {
     /* the first drawn event: the first ones' counts leave the rates */
     k->insns = k->x1 = k->x2 = 0;
     memset(k->v, 0, sizeof k->v);
@@ -180,7 +180,8 @@ double smp_variance(const struct smp *s, unsigned q)
   if (q == SMP_Q_CYCLES)
     for (unsigned i = 0; i < s->nkinds_cap; i++) {
       const struct smp_kind *k = &s->kinds[i];
-      uint64_t nt = k->drawn ? k->drawn : k->timed;   /* the events in x1, x2 */
+      /* the events in x1, x2: the drawn ones once there is one */
+      uint64_t nt = k->timed > SMP_KERNEL_FIRST ? k->timed - SMP_KERNEL_FIRST : k->timed;
       if (!k->key || nt < 2 || k->warm_insns <= 0) continue;
       double n = (double)nt, m = k->x1 / n, v = (k->x2 - n * m * m) / (n - 1);
       if (v > 0) var += k->warm_insns * k->warm_insns * v / n;

@@ -54,8 +54,7 @@ struct smp_params {
  * only until one drawn at random is timed. */
 struct smp_kind {
   uint32_t key;            /* 0: free slot; else the kind + 1 */
-  uint64_t seen, timed;    /* events, and how many were timed */
-  uint64_t drawn;          /* of the timed, the ones after the first SMP_KERNEL_FIRST */
+  uint64_t seen, timed;    /* events, and how many were timed (the first SMP_KERNEL_FIRST, then drawn) */
   double insns;            /* instructions of the drawn events, else of the first */
   double v[SMP_NQ];        /* their cycles and counts (kernel mode) */
   double x2, x1;           /* sums of their cycles per instruction, squared and not */
