@@ -308,15 +308,17 @@ static bool fill_line(struct memsys *ms, uint64_t line, uint64_t cycle, struct f
     if (m->ready < ms->maf[early].ready) early = i;
   }
   uint64_t start = cycle;
-  if (free_i == ms->nmaf && ms->functional) {
-    free_i = early;   /* warming never queues: the oldest fill makes room */
-  } else if (free_i == ms->nmaf) {
-    PM_ASSERT(ms->maf[early].ready > cycle);   /* every entry busy: wait for the first to free */
+  if (free_i == ms->nmaf) {
+    /* every entry busy: wait for the first to free (warming never queues:
+     * the oldest fill makes room) */
+    PM_ASSERT(ms->maf[early].ready > cycle);
     free_i = early;
-    start = ms->maf[early].ready;
-    o->maf_wait = true;
-    ms->st.maf_waits++;
-    ms->st.maf_wait_cycles += start - cycle;
+    if (!ms->functional) {
+      start = ms->maf[early].ready;
+      o->maf_wait = true;
+      ms->st.maf_waits++;
+      ms->st.maf_wait_cycles += start - cycle;
+    }
   }
   uint64_t *b = &ms->bc[(line >> ms->line_shift) & ms->bc_mask];
   unsigned flat = ms->cfg.bcache_latency;
