@@ -380,16 +380,24 @@ static int arow_cmp(const void *pa, const void *pb)
   return fkey_cmp(&a->k->to, &b->k->to);
 }
 
+/* A function's block header (ob, fl, fn); returns its file. */
+static const char *put_fn_head(struct out *w, const struct fkey *f)
+{
+  unsigned line;
+  const char *file = src_of(f, fn_entry(f), &line);
+  put_ob(w, "ob", f);
+  put_name(w->o, "fl", &w->fl, file, 0, file);
+  put_fn(w, "fn", f);
+  return file;
+}
+
 /* One function: ob, fl, fn, its instructions (fi/fe where the source file
  * changes), then its calls. */
 static void write_fn(struct out *w, const struct irow *ins, size_t ni, const struct arow *arcs, size_t na)
 {
   const struct fkey *f = ni ? &ins[0].k->f : &arcs[0].k->from;
   unsigned line;
-  const char *ffile = src_of(f, fn_entry(f), &line), *cur = ffile;
-  put_ob(w, "ob", f);
-  put_name(w->o, "fl", &w->fl, ffile, 0, ffile);
-  put_fn(w, "fn", f);
+  const char *ffile = put_fn_head(w, f), *cur = ffile;
   for (size_t i = 0; i < ni; i++) {
     const char *file = src_of(f, ins[i].k->pc, &line);
     if (strcmp(file, cur)) {
@@ -426,11 +434,7 @@ static int write_callees(struct out *w, struct hist *written, const struct arow 
     const struct fkey *f = &arcs[i].k->to;
     if (hist_find(written, f)) continue;
     if (!hist_get(written, f)) return PM_ENOMEM;
-    unsigned line;
-    const char *file = src_of(f, fn_entry(f), &line);
-    put_ob(w, "ob", f);
-    put_name(w->o, "fl", &w->fl, file, 0, file);
-    put_fn(w, "fn", f);
+    put_fn_head(w, f);
     fputc('\n', w->o);
   }
   return 0;
