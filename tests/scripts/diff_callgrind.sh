@@ -256,7 +256,10 @@ fns, cfns = set(), set()
 for l in open(base + '.cg'):
     m = re.match(r'^(c?)fn=\((\d+)\)', l)
     if m: (cfns if m.group(1) else fns).add(m.group(2))
-ok('callees-have-blocks', cfns <= fns and len(fns) > 3,
+# (how many functions a file has depends on where its few samples fell: a
+# system-wide file has two for sure, sum_loop's and mix_loop's; one with
+# chains has calls for sure)
+ok('callees-have-blocks', cfns <= fns and len(fns) >= 2 and (cfns or not chains),
    '%d functions, %d called' % (len(fns), len(cfns)) if cfns <= fns else 'no block for ids %s' % sorted(cfns - fns)[:4])
 idx = {e: i for i, e in enumerate(ev)}
 # report -s dso,sym -n: "  12.34%  123  dso  [.] name"
