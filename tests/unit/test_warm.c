@@ -217,6 +217,66 @@ static void test_counts(void)
   ev67_destroy(d);
 }
 
+/* The stWait bit after warming (HRM 2.11.1.2: a load that replayed behind
+ * a store waits for older stores until the table clears). A loop of a
+ * missing load, a store of its result (issued late) and a load of the
+ * stored quadword replays in detail; warming must set the load's bit as a
+ * replay would, but only for loads a recent store wrote to: after a warm
+ * stretch in which the store goes to another quadword the load must not
+ * wait, as it does not after the same stretch in detail. Seen through the
+ * first measured load's wait from map to issue. */
+static uint64_t stw_wait_after(bool near_in_warm, enum how how)
+{
+  struct ev67 *m = ev67_create(&ev67_default_config, NULL, NULL, NULL);
+  struct axp_insn in[4] = {
+    axp_decode(mem_op(0x29, 3, 2, 0)),   /* ldq r3, 0(r2)   misses */
+    axp_decode(mem_op(0x2D, 3, 4, 8)),   /* stq r3, 8(r4)   waits for r3 */
+    axp_decode(mem_op(0x29, 1, 5, 8)),   /* ldq r1, 8(r5)   the load watched */
+    axp_decode(bra(0x30, 31, -4)),       /* br  back */
+  };
+  uint64_t rng = 0x9E3779B97F4A7C15ull, wait = 0;
+  for (int phase = 0; phase < 3; phase++) {
+    /* detailed training with the store on the load's quadword, the stretch
+     * (near or not), then one measured iteration in detail */
+    bool near = phase == 0 || near_in_warm;
+    enum how h = phase == 1 ? how : DETAIL;
+    uint64_t iters = phase == 0 ? 20000 : phase == 1 ? 40000 : 1;
+    if (phase == 2) ev67_stall(m, how == WARM ? 40000 * 20 : 100);   /* the warm stretch's cycles, as warm_fold */
+    for (uint64_t i = 0; i < iters; i++) {
+      for (int k = 0; k < 4; k++) {
+        struct uarch_insn ui = { .asn = 1, .d = &in[k], .pc = CODE + 4 * (uint64_t)k, .pa_valid = k < 3 };
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        if (k == 0) ui.ea = DATA + (rng & ((8 << 20) - 8));
+        if (k == 1) ui.ea = DATA + (16 << 20) + 8 + (near ? 0 : 64);
+        if (k == 2) ui.ea = DATA + (16 << 20) + 8;
+        ui.pa = ui.ea;
+        ui.taken = k == 3;
+        ui.next_pc = k == 3 ? CODE : ui.pc + 4;
+        if (h == WARM) {
+          ev67_warm(m, &ui, ev67_now(m) + i * 20 + (uint64_t)k);
+          continue;
+        }
+        const struct uop_fate *f = ev67_step(m, &ui);
+        if (phase == 2 && k == 2) wait = f->issue - f->map;
+      }
+    }
+  }
+  ev67_destroy(m);
+  return wait;
+}
+
+static void test_stwait(void)
+{
+  uint64_t dn = stw_wait_after(true, DETAIL), wn = stw_wait_after(true, WARM);
+  uint64_t df = stw_wait_after(false, DETAIL), wf = stw_wait_after(false, WARM);
+  CHECK(dn > 20, "after a detailed stretch of replays the load waits for the store (%llu cycles from map to issue)",
+        (unsigned long long)dn);
+  CHECK(wn > 20, "after warming the same stretch it waits too (%llu cycles)", (unsigned long long)wn);
+  CHECK(df < 10, "after a detailed stretch with the store elsewhere it does not (%llu cycles)", (unsigned long long)df);
+  CHECK(wf < 10, "nor after warming that stretch (%llu cycles): no draw without a recent store to its quadword",
+        (unsigned long long)wf);
+}
+
 static void test_speed(void)
 {
   struct ev67 *w = ev67_create(&ev67_default_config, NULL, NULL, NULL);
@@ -235,6 +295,7 @@ int main(void)
 {
   test_same_state();
   test_counts();
+  test_stwait();
   test_speed();
   return check_done();
 }
