@@ -791,15 +791,14 @@ static bool stw_near(const struct ev67 *m, uint64_t ea)
  * phase of the program and never in another gets the rate of its phase, not
  * the whole run's (which left the bit clear too often: too many replays). */
 #define STW_RECENT 16u
-#define STW_ONE 256u   /* counts in fixed point: halving a count of 1 keeps a half */
 static void stw_count(struct ev67 *m, uint64_t pc, bool replay)
 {
   uint32_t i = stw_index(m, pc);
   if (replay) {
-    m->stw_replays[i] += STW_ONE;
+    m->stw_replays[i]++;
     return;
   }
-  if ((m->stw_clear[i] += STW_ONE) >= STW_RECENT * STW_ONE) {
+  if (++m->stw_clear[i] >= STW_RECENT) {
     m->stw_clear[i] /= 2;
     m->stw_replays[i] /= 2;
   }
