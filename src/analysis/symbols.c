@@ -138,12 +138,13 @@ static const char *intern(struct sym_machine *m, const char *s)
 
 /* ---- ELF symbol tables ---- */
 
-struct raw_sym { struct sym_symbol s; uint8_t bind, type; };
+struct raw_sym { struct sym_symbol s; uint8_t bind, type; uint32_t order; };
 
 static int raw_cmp(const void *pa, const void *pb)
 {
   const struct raw_sym *a = pa, *b = pb;
-  return a->s.start < b->s.start ? -1 : a->s.start > b->s.start;
+  if (a->s.start != b->s.start) return a->s.start < b->s.start ? -1 : 1;
+  return a->order < b->order ? -1 : a->order > b->order;
 }
 
 static unsigned underscores(const char *s)
@@ -153,7 +154,10 @@ static unsigned underscores(const char *s)
   return n;
 }
 
-/* perf's choose_best_symbol: true if a is preferred to b at one address. */
+/* perf's choose_best_symbol: true if a is preferred to b at one address.
+ * A tie keeps the symbol that came first in the table, as perf's
+ * symbols__fixup_duplicate does (libc's __libc_start_main@@GLIBC_2.34 and
+ * @GLIBC_2.2.5 are the same length: perf names the first). */
 static bool better(const struct raw_sym *a, const struct raw_sym *b)
 {
   bool az = a->s.end == a->s.start, bz = b->s.end == b->s.start;
@@ -162,13 +166,14 @@ static bool better(const struct raw_sym *a, const struct raw_sym *b)
   if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL)) return a->bind == STB_GLOBAL;
   unsigned ua = underscores(a->s.name), ub = underscores(b->s.name);
   if (ua != ub) return ua < ub;
-  return strlen(a->s.name) >= strlen(b->s.name);
+  return strlen(a->s.name) > strlen(b->s.name);
 }
 
 /* Sorts raw, keeps the best symbol per address, extends zero sizes to the
  * next symbol. Returns the final table (owned) and its length in *n. */
 static struct sym_symbol *finish_table(struct raw_sym *raw, size_t *n)
 {
+  for (size_t i = 0; i < *n; i++) raw[i].order = (uint32_t)i;   /* the table's order, for ties */
   qsort(raw, *n, sizeof *raw, raw_cmp);
   size_t k = 0;
   for (size_t i = 0; i < *n; i++) {
@@ -333,7 +338,7 @@ static void add_plt_symbols(struct sym_machine *m, Elf *elf, struct raw_sym **f,
     else snprintf(buf, sizeof buf, "offset_%#" PRIx64 "@plt", psh.sh_offset + header + i * entry);
     const char *s = intern(m, buf);
     if (!s) break;
-    (*f)[(*nf)++] = (struct raw_sym){ { start, start + entry, s }, STB_GLOBAL, STT_FUNC };
+    (*f)[(*nf)++] = (struct raw_sym){ { start, start + entry, s }, STB_GLOBAL, STT_FUNC, 0 };
   }
   free(r);
 }
@@ -356,7 +361,7 @@ static void load_elf_symbols(struct sym_machine *m, struct sym_dso_int *in, Elf 
     const char *name = elf_strptr(elf, sh.sh_link, es.st_name);
     if (!name || !*name) continue;
     unsigned type = GELF_ST_TYPE(es.st_info);
-    struct raw_sym r = { { es.st_value, es.st_value + es.st_size, name }, GELF_ST_BIND(es.st_info), (uint8_t)type };
+    struct raw_sym r = { { es.st_value, es.st_value + es.st_size, name }, GELF_ST_BIND(es.st_info), (uint8_t)type, 0 };
     if (type == STT_FUNC || type == STT_GNU_IFUNC ||
         (type == STT_NOTYPE && name[0] != '$' && strncmp(name, ".L", 2) && exec_section(elf, es.st_shndx)))
       f[nf++] = r;

@@ -129,10 +129,96 @@ out:
   if (fd >= 0) close(fd);
 }
 
+/* Aliases: where several functions share an address, perf's
+ * choose_best_symbol prefers a sized one, a non-weak one, a global one,
+ * fewer leading underscores, the longer name, and on a tie the first in the
+ * table (symbols__fixup_duplicate): in libc's symbol table (its libc6-dbg
+ * file, which perf and we read) __libc_start_main@@GLIBC_2.34 and
+ * __libc_start_main@GLIBC_2.2.5 tie, and perf names the first. The rules
+ * over readelf's listing of that table are the oracle; the addresses where
+ * a tie decided are counted apart. */
+struct alias { unsigned long long a, size; char name[256], bind[16]; unsigned n; bool tie; };
+
+static int alias_rank(const struct alias *x, unsigned long long size, const char *bind, const char *name)
+{
+  /* > 0: (size, bind, name) is preferred to x; < 0: x is; 0: a tie */
+  if (!x->size != !size) return size ? 1 : -1;
+  bool xw = !strcmp(x->bind, "WEAK"), w = !strcmp(bind, "WEAK");
+  if (xw != w) return xw ? 1 : -1;
+  bool xg = !strcmp(x->bind, "GLOBAL"), g = !strcmp(bind, "GLOBAL");
+  if (xg != g) return g ? 1 : -1;
+  size_t xu = strspn(x->name, "_"), u = strspn(name, "_");
+  if (xu != u) return u < xu ? 1 : -1;
+  size_t xl = strlen(x->name), l = strlen(name);
+  return l > xl ? 1 : l < xl ? -1 : 0;
+}
+
+static void x86_aliases_against_readelf(const char *lib)
+{
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd,
+           "id=$(readelf -n %s 2>/dev/null | sed -n 's/.*Build ID: //p'); "
+           "f=/usr/lib/debug/.build-id/$(echo $id | cut -c1-2)/$(echo $id | cut -c3-).debug; "
+           "[ -r \"$f\" ] && readelf -W -s \"$f\" 2>/dev/null | sed -n '/.symtab/,$p'", lib);
+  FILE *p = popen(cmd, "r");
+  struct sym_machine *m = machine_with(lib);
+  if (!p || !m) { CHECK(0, "x86-64 %s: readelf and a machine", lib); if (p) pclose(p); sym_machine_destroy(m); return; }
+  enum { MAXF = 16384 };
+  static struct alias f[MAXF];
+  unsigned nf = 0, n = 0, good = 0, ties = 0, tgood = 0;
+  char line[1024];
+  while (fgets(line, sizeof line, p) && nf < MAXF) {
+    unsigned long long a, size;
+    char type[32], bind[32], vis[32], ndx[32], name[256];
+    if (sscanf(line, "%*u: %llx %llu %31s %31s %31s %31s %255s", &a, &size, type, bind, vis, ndx, name) != 7 ||
+        (strcmp(type, "FUNC") && strcmp(type, "IFUNC")) || !strcmp(ndx, "UND") || !a)
+      continue;
+    unsigned i = 0;
+    while (i < nf && f[i].a != a) i++;
+    if (i == nf) {
+      f[nf] = (struct alias){ a, size, "", "", 1, false };
+      snprintf(f[nf].name, sizeof f[nf].name, "%s", name);
+      snprintf(f[nf++].bind, sizeof f[0].bind, "%s", bind);
+      continue;
+    }
+    f[i].n++;
+    int r = alias_rank(&f[i], size, bind, name);
+    if (r > 0) {
+      f[i].size = size;
+      snprintf(f[i].name, sizeof f[i].name, "%s", name);
+      snprintf(f[i].bind, sizeof f[i].bind, "%s", bind);
+      f[i].tie = false;
+    } else if (r == 0) {
+      f[i].tie = true;
+    }
+  }
+  pclose(p);
+  if (!nf) {
+    printf("note: %s has no debug symbol table (libc6-dbg): aliases not checked\n", lib);
+    sym_machine_destroy(m);
+    return;
+  }
+  for (unsigned i = 0; i < nf; i++) {
+    if (f[i].n < 2 || !f[i].size) continue;
+    const struct sym_symbol *s = at(m, f[i].a);
+    bool ok = s && !strcmp(s->name, f[i].name);
+    n++, good += ok;
+    ties += f[i].tie, tgood += f[i].tie && ok;
+    if (!ok) printf("note: x86-64 aliases at %llx: want %s, ours %s\n", f[i].a, f[i].name, s ? s->name : "(none)");
+  }
+  CHECK(n >= 10 && good == n && ties >= 1 && tgood == ties,
+        "x86-64 %s: %u of %u addresses with aliases named as perf would (%u of %u decided by a tie)", lib, good, n,
+        tgood, ties);
+  sym_machine_destroy(m);
+}
+
 int main(void)
 {
   const char *x86 = "/lib/x86_64-linux-gnu/libc.so.6", *alpha = "/usr/alpha-linux-gnu/lib/libc.so.6.1";
-  if (access(x86, R_OK) == 0) x86_against_objdump(x86);
+  if (access(x86, R_OK) == 0) {
+    x86_against_objdump(x86);
+    x86_aliases_against_readelf(x86);
+  }
   else printf("note: %s missing, x86-64 PLT not checked\n", x86);
   alpha_against_got(alpha);   /* scripts/setup.sh installs it: a missing file fails */
   return check_done();
