@@ -137,7 +137,7 @@ out:
  * __libc_start_main@GLIBC_2.2.5 tie, and perf names the first. The rules
  * over readelf's listing of that table are the oracle; the addresses where
  * a tie decided are counted apart. */
-struct alias { unsigned long long a, size; char name[256], bind[16]; unsigned n; bool tie; };
+struct alias { unsigned long long a, size; char name[256], bind[32]; unsigned n; bool tie; };
 
 static int alias_rank(const struct alias *x, unsigned long long size, const char *bind, const char *name)
 {
