@@ -117,14 +117,17 @@ done >"$out/aliases"
 # Zero-size functions (Alpha's _init): perf, and report, extend one to the
 # next symbol, across a section end (symbols__fixup_end); perfparser names
 # an address past it by its section ("<.plt+1200004cc>", a sample in the
-# PLT header). From nm's tables, "DSO START NEXT NAME" for each of them, to
-# give such a row report's name.
+# PLT header). From readelf's tables, "DSO START NEXT NAME" for each of
+# them (NEXT: the next function's address), to give such a row report's
+# name.
 for f in "$cg" "$thr" /usr/alpha-linux-gnu/lib/libc.so.6.1 /usr/alpha-linux-gnu/lib/ld-linux.so.2; do
   alpha-linux-gnu-readelf -W -s "$f" 2>/dev/null |
     awk '$4 == "FUNC" && $2 !~ /^0+$/ && $NF !~ /^\(/ && $(NF - 1) != "UND" { print $2, $3, $NF }' |
-    sort -u | sort -k1,1 |
+    sort -u |
     awk -v dso="${f##*/}" '{ a = $1; if (zs != "" && a != za) { print dso, za, a, zn; zs = "" }
-                             if ($2 == 0 && zs == "") { zs = 1; za = a; zn = $3; sub(/@.*/, "", zn) } }'
+                             if (zs != "" && $2 != 0) zs = ""   # a sized alias: no extension
+                             else if ($2 == 0 && zs == "" && a != sized) { zs = 1; za = a; zn = $3; sub(/@.*/, "", zn) }
+                             if ($2 != 0) sized = a }'
 done >"$out/zerosize"
 unsection() { python3 -c '
 import re, sys
