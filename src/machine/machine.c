@@ -845,12 +845,15 @@ static uint64_t warm_room(void *ctx)
 static void warm_jit(void *ctx, const struct jit_warm_event *ev, size_t n)
 {
   struct mcpu *c = ctx;
-  uint64_t n0 = c->warm_n + c->oc->warm_skipped - c->skip_seen + c->oc->warm_budget0, cycle[64];
-  for (size_t i = 0, k; i < n; i += k) {
-    k = n - i < 64 ? n - i : 64;
-    for (size_t j = 0; j < k; j++) cycle[j] = warm_clock(c, n0 - ev[i + j].left);
-    ev67_warm_events(c->core, c->oc->asn, ev + i, cycle, k);
-  }
+  /* warm_clock(c, n0 - left) */
+  const struct ev67_warm_clock clk = {
+    .base = ev67_now(c->core),
+    .n0 = c->warm_n + c->oc->warm_skipped - c->skip_seen + c->oc->warm_budget0,
+    .rate = c->cpi,
+    .frac = c->cyc_frac,
+    .shift = FX,
+  };
+  ev67_warm_events(c->core, c->oc->asn, ev, &clk, n);
   c->warm_told += n;
 }
 

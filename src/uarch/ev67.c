@@ -1042,9 +1042,15 @@ void ev67_stall(struct ev67 *m, uint64_t cycles)
  * the same order (fetch, data access, predictor), without the pipeline. The
  * Icache sees one access per line instead of one per aligned block, which
  * leaves the same lines resident. */
+static inline uint64_t warm_cycle(const struct ev67_warm_clock *clk, uint64_t left)
+{
+  return clk->base + (((clk->n0 - left) * clk->rate + clk->frac) >> clk->shift);
+}
+
 static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t pc,
                             const struct axp_insn *d, uint64_t ea, uint64_t pa, bool unaligned,
-                            bool taken_, uint64_t next_pc, uint64_t cycle)
+                            bool taken_, uint64_t next_pc, const struct ev67_warm_clock *clk,
+                            uint64_t left)
 {
   struct ev67_stats *st = &m->warm_st[kernel];
   struct mem_access acc;
@@ -1052,6 +1058,7 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
   if (line != m->warm_line || asn != m->warm_asn) {
     m->warm_line = line;
     m->warm_asn = asn;
+    uint64_t cycle = warm_cycle(clk, left);
     memsys_fetch(m->ms, asn, pc & ~15ull, cycle, &acc);
     if (acc.tlb_miss) st->itb_misses++;
     if (acc.l1_miss) {
@@ -1086,7 +1093,7 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
     }
     if (!(kind & WK_LOAD)) stw_store(m, ea);
     else {
-      bpred_stwait_tick(m->bp, cycle);
+      bpred_stwait_tick(m->bp, warm_cycle(clk, left));
       uint32_t i = stw_index(m, pc);
       if (m->stw_replays[i] && stw_near(m, ea) && !bpred_stwait_get(m->bp, pc)) {
         m->stw_rng ^= m->stw_rng << 13;
@@ -1106,6 +1113,8 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
       return false;
     m->warm_dline = dline | (store ? 2 : 0);
     m->warm_dasn = asn;
+    uint64_t cycle = warm_cycle(clk, left);
+    if (memsys_warm_hit(m->ms, asn, ea, pa, size, store, cycle)) return false;
     memsys_data_pa(m->ms, asn, ea, pa, size, store, cycle, &acc);
     if (acc.tlb_miss) st->dtb_misses++;
     if (!store && acc.l1_miss) st->dcache_misses++;
@@ -1123,9 +1132,10 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
 
 bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
 {
+  struct ev67_warm_clock clk = { .base = cycle };
   memsys_set_functional(m->ms, true);
   bool r = warm_one(m, in->kernel, in->asn, in->pc, in->d, in->ea, in->pa_valid ? in->pa : in->ea,
-                    in->unaligned, in->taken, in->next_pc, cycle);
+                    in->unaligned, in->taken, in->next_pc, &clk, 0);
   memsys_set_functional(m->ms, false);
   return r;
 }
@@ -1134,11 +1144,11 @@ bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
  * the interpreter). A control transfer's a is taken, b its target; an
  * access's a the address, b the physical one. */
 void ev67_warm_events(struct ev67 *m, unsigned asn, const struct jit_warm_event *ev,
-                      const uint64_t *cycle, size_t n)
+                      const struct ev67_warm_clock *clk, size_t n)
 {
   memsys_set_functional(m->ms, true);
   for (size_t i = 0; i < n; i++)
     warm_one(m, false, asn, ev[i].pc, ev[i].in, ev[i].a, ev[i].b, false, ev[i].a != 0,
-             ev[i].a ? ev[i].b : ev[i].pc + 4, cycle[i]);
+             ev[i].a ? ev[i].b : ev[i].pc + 4, clk, ev[i].left);
   memsys_set_functional(m->ms, false);
 }

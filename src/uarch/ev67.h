@@ -58,10 +58,18 @@ void ev67_stall(struct ev67 *m, uint64_t cycles);
  * Returns true when the access takes the unaligned trap (nothing was
  * accessed; the kernel's fix-up follows, as after ev67_step). */
 bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle);
+/* A warm stretch's clock: the cycle at which an event with `left`
+ * instructions of its budget left is presented, base + (((n0 - left) *
+ * rate + frac) >> shift) (the machine's estimate; computed only for the
+ * events whose structures look at time). */
+struct ev67_warm_clock {
+  uint64_t base, n0, rate, frac;
+  unsigned shift;
+};
 /* The same for n of translated code's events (guest/jit.h; an access's b
- * already its physical address), event i presented at cycle[i]. */
+ * already its physical address), on the clock clk. */
 void ev67_warm_events(struct ev67 *m, unsigned asn, const struct jit_warm_event *ev,
-                      const uint64_t *cycle, size_t n);
+                      const struct ev67_warm_clock *clk, size_t n);
 /* What warming saw, counted exactly as ev67_stats counts it in detail
  * (retired, loads, stores, branches and their mispredicts, cache, TB and
  * unaligned counts; the timing-only fields stay 0), per mode. */

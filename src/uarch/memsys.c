@@ -435,6 +435,33 @@ void memsys_data_pa(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, u
   }
 }
 
+bool memsys_warm_hit(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, unsigned size,
+                     bool store, uint64_t cycle)
+{
+  unsigned asnf = asn_field(asn);
+  uint64_t key = (va >> PAGE_SHIFT) << ASN_BITS | asnf;
+  if (key != ms->dtb.mru_key || ((va + (size ? size - 1 : 0)) ^ va) & ms->line_mask) return false;
+  uint64_t line = pa & ms->line_mask;
+  struct line *set = cache_set(ms, &ms->dc, va);
+  for (unsigned w = 0; w < ms->dc.ways; w++) {
+    struct line *l = &set[w];
+    if ((l->tag & T_MATCH) != (line | T_VALID)) continue;
+    if (l->ready > cycle) return false;
+    PM_ASSERT(bc_holds(ms, line));
+    /* what memsys_data_pa counts for the same hit */
+    if (store) {
+      ms->st.stores++;
+      l->tag |= T_DIRTY;
+    } else {
+      ms->st.loads++;
+    }
+    ms->st.dtb_accesses++;
+    ms->st.dc_accesses++;
+    return true;
+  }
+  return false;
+}
+
 void memsys_data(struct memsys *ms, unsigned asn, uint64_t va, unsigned size, bool store,
                  uint64_t cycle, struct mem_access *out)
 {

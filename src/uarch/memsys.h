@@ -65,6 +65,12 @@ void memsys_destroy(struct memsys *ms);
  * the slower. Fills *out. */
 void memsys_data_pa(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, unsigned size,
                     bool store, uint64_t cycle, struct mem_access *out);
+/* Functional warming's common case, without memsys_data_pa's report: an
+ * access within one line to a page the DTB looked up last and a line the
+ * Dcache holds, filled. Does (and counts) what memsys_data_pa does for it
+ * and returns true; anything else returns false having changed nothing. */
+bool memsys_warm_hit(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, unsigned size,
+                     bool store, uint64_t cycle);
 /* The same with pa = va (tests of the hierarchy alone). */
 void memsys_data(struct memsys *ms, unsigned asn, uint64_t va, unsigned size, bool store,
                  uint64_t cycle, struct mem_access *out);

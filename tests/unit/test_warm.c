@@ -107,7 +107,8 @@ static void run(struct ev67 *m, struct gen *g, uint64_t n, enum how how)
 {
   for (uint64_t i = 0; i < n; i++, g->iter++) {
     struct jit_warm_event ev[7];
-    uint64_t cycle[7];
+    /* the event's cycle, ev67_now(m) + i * 7 + k, from its budget left */
+    const struct ev67_warm_clock clk = { .base = ev67_now(m) + i * 7, .n0 = 7, .rate = 1 };
     size_t nev = 0;
     for (int k = 0; k < 7; k++) {
       struct uarch_insn ui;
@@ -115,10 +116,14 @@ static void run(struct ev67 *m, struct gen *g, uint64_t n, enum how how)
       if (k == 4 && g->iter % 2 == 0) continue;   /* deterministic mix of fall-through */
       uint64_t t = ev67_now(m) + i * 7 + (uint64_t)k;
       if (how == WARM) ev67_warm(m, &ui, t);
-      else if (how == WARM_EVENTS) { cycle[nev] = t; ev[nev++] = as_event(&ui, k); }
+      else if (how == WARM_EVENTS) {
+        ev[nev] = as_event(&ui, k);
+        ev[nev].left = 7 - (uint64_t)k;
+        nev++;
+      }
       else ev67_step(m, &ui);
     }
-    if (nev) ev67_warm_events(m, 1, ev, cycle, nev);
+    if (nev) ev67_warm_events(m, 1, ev, &clk, nev);
   }
 }
 
