@@ -375,6 +375,8 @@ static void warm_event(struct block *b, const struct axp_insn *in, uint64_t pc)
   mov_mr(e, RDX, EV(a), RCX);
   mov_mr(e, RDX, EV(b), R8);
   mov_mr(e, RDX, EV(left), R15);
+  op_mem(e, 0, 0xC7, 0, RDX, EV(id));     /* mov dword [rdx + id], imm32 */
+  put4(e, in->id);
   alu_ri(e, 1, ALU_ADD, RDX, (int32_t)sizeof(struct jit_warm_event));
   mov_mr(e, RBP, F_WPOS, RDX);
   op_mem(e, 1, 0x3B, RDX, RBP, F_WEND);   /* cmp rdx, [rbp + warm_end] */

@@ -71,6 +71,7 @@ enum jit_exit {
 struct jit_warm_event {
   const struct axp_insn *in;
   uint64_t pc, a, b, left;
+  uint32_t id;          /* in->id, so that the model need not read *in for it */
 };
 
 /* What translated code runs on; its offsets are built into the code. */

@@ -115,9 +115,9 @@ void bpred_destroy(struct bpred *bp)
   free(bp);
 }
 
-enum bpred_kind bpred_classify(const struct axp_insn *d)
+static enum bpred_kind classify_id(unsigned id)
 {
-  switch (d->id) {
+  switch (id) {
   case AXP_BR: case AXP_BSR:
     return BPRED_UNCOND;
   case AXP_JMP: case AXP_JSR:
@@ -127,9 +127,11 @@ enum bpred_kind bpred_classify(const struct axp_insn *d)
   default:
     break;
   }
-  uint8_t cls = axp_info[d->id].cls;
+  uint8_t cls = id < AXP_NUM_IDS ? axp_info[id].cls : 0;
   return cls == AXP_CLS_IBR || cls == AXP_CLS_FBR ? BPRED_COND : BPRED_NONE;
 }
+
+enum bpred_kind bpred_classify(const struct axp_insn *d) { return classify_id(d->id); }
 
 /* The three component predictions of the conditional branch at pc. */
 struct tourney {
@@ -240,19 +242,24 @@ static bool cond_update(struct bpred *bp, uint64_t pc, bool taken)
 bool bpred_update(struct bpred *bp, uint64_t pc, const struct axp_insn *d, bool taken,
                   uint64_t next_pc)
 {
+  return bpred_update_id(bp, pc, d->id, taken, next_pc);
+}
+
+bool bpred_update_id(struct bpred *bp, uint64_t pc, unsigned id, bool taken, uint64_t next_pc)
+{
   bool miss;
-  switch (bpred_classify(d)) {
+  switch (classify_id(id)) {
   case BPRED_COND:
     return cond_update(bp, pc, taken);
   case BPRED_UNCOND:
-    if (d->id == AXP_BSR)
+    if (id == AXP_BSR)
       ras_push(bp, pc + 4);
     bp->stats.uncond++;
     return false;
   case BPRED_JUMP:
     miss = jump_lookup(bp, pc) != next_pc;
     bp->jump[(pc >> 2) & bp->jump_mask] = next_pc;
-    if (d->id == AXP_JSR)
+    if (id == AXP_JSR)
       ras_push(bp, pc + 4);
     bp->stats.jump++;
     bp->stats.jump_mispred += miss;
@@ -260,7 +267,7 @@ bool bpred_update(struct bpred *bp, uint64_t pc, const struct axp_insn *d, bool 
   case BPRED_RETURN:
     miss = ras_peek(bp) != next_pc;
     ras_pop(bp);
-    if (d->id == AXP_JSR_COROUTINE)
+    if (id == AXP_JSR_COROUTINE)
       ras_push(bp, pc + 4);
     bp->stats.ret++;
     bp->stats.ret_mispred += miss;

@@ -62,6 +62,8 @@ bool bpred_predict(const struct bpred *bp, uint64_t pc, const struct axp_insn *d
  * non-control-flow instructions, which leave the state alone. */
 bool bpred_update(struct bpred *bp, uint64_t pc, const struct axp_insn *d, bool taken,
                   uint64_t next_pc);
+/* The same by instruction id (functional warming's events carry it). */
+bool bpred_update_id(struct bpred *bp, uint64_t pc, unsigned id, bool taken, uint64_t next_pc);
 
 /* The counters since bpred_create. */
 const struct bpred_stats *bpred_stats(const struct bpred *bp);

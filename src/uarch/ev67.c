@@ -1048,9 +1048,9 @@ static inline uint64_t warm_cycle(const struct ev67_warm_clock *clk, uint64_t le
 }
 
 static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t pc,
-                            const struct axp_insn *d, uint64_t ea, uint64_t pa, bool unaligned,
-                            bool taken_, uint64_t next_pc, const struct ev67_warm_clock *clk,
-                            uint64_t left)
+                            const struct axp_insn *d, unsigned id, uint64_t ea, uint64_t pa,
+                            bool unaligned, bool taken_, uint64_t next_pc,
+                            const struct ev67_warm_clock *clk, uint64_t left)
 {
   struct ev67_stats *st = &m->warm_st[kernel];
   struct mem_access acc;
@@ -1072,7 +1072,7 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
   /* The kind by id; the executor's internal ids (unop, prefetches) and the
    * NOP forms of BIS and CPYS through classify. */
   struct uop u;
-  unsigned id = d->id, kind, size;
+  unsigned kind, size;
   if (id >= AXP_NUM_IDS || (m->warm_kind[id] & WK_MAYBE_NOP)) {
     classify_cached(m, pc, d, &u);
     kind = (u.load ? WK_LOAD : 0) | (u.store ? WK_STORE : 0) | (u.nop ? WK_MAYBE_NOP : 0);
@@ -1123,7 +1123,7 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
     bool cond = kind & WK_COND, taken = cond ? taken_ : true;
     if (cond) st->cond_branches++;
     else if (kind & WK_JUMP) st->jumps++;
-    if (bpred_update(m->bp, pc, d, taken, next_pc)) {
+    if (bpred_update_id(m->bp, pc, id, taken, next_pc)) {
       if (cond) st->cond_mispredicts++; else st->jump_mispredicts++;
     }
   }
@@ -1134,7 +1134,7 @@ bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle)
 {
   struct ev67_warm_clock clk = { .base = cycle };
   memsys_set_functional(m->ms, true);
-  bool r = warm_one(m, in->kernel, in->asn, in->pc, in->d, in->ea, in->pa_valid ? in->pa : in->ea,
+  bool r = warm_one(m, in->kernel, in->asn, in->pc, in->d, in->d->id, in->ea, in->pa_valid ? in->pa : in->ea,
                     in->unaligned, in->taken, in->next_pc, &clk, 0);
   memsys_set_functional(m->ms, false);
   return r;
@@ -1148,7 +1148,7 @@ void ev67_warm_events(struct ev67 *m, unsigned asn, const struct jit_warm_event 
 {
   memsys_set_functional(m->ms, true);
   for (size_t i = 0; i < n; i++)
-    warm_one(m, false, asn, ev[i].pc, ev[i].in, ev[i].a, ev[i].b, false, ev[i].a != 0,
+    warm_one(m, false, asn, ev[i].pc, ev[i].in, ev[i].id, ev[i].a, ev[i].b, false, ev[i].a != 0,
              ev[i].a ? ev[i].b : ev[i].pc + 4, clk, ev[i].left);
   memsys_set_functional(m->ms, false);
 }

@@ -286,6 +286,7 @@ static void rec_warm(void *ctx, const struct jit_warm_event *ev, size_t n)
   struct rec *r = ctx;
   for (size_t i = 0; i < n; i++) {
     const struct axp_insn *d = ev[i].in;
+    if (ev[i].id != d->id) r->nev += 1u << 20;   /* (fails the comparison): the id must be its instruction's */
     unsigned f = d->id < AXP_NUM_IDS ? axp_info[d->id].format : AXP_FMT_MEM;
     struct uarch_insn ui = { .pc = ev[i].pc, .d = d, .next_pc = ev[i].pc + 4 };
     if (f == AXP_FMT_BRA || f == AXP_FMT_FBRA || f == AXP_FMT_JMP) {

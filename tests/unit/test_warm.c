@@ -94,7 +94,7 @@ enum how { DETAIL, WARM, WARM_EVENTS };
  * target, nothing for the others. */
 static struct jit_warm_event as_event(const struct uarch_insn *ui, int k)
 {
-  struct jit_warm_event e = { .in = ui->d, .pc = ui->pc };
+  struct jit_warm_event e = { .in = ui->d, .pc = ui->pc, .id = ui->d->id };
   if (k == 0 || k == 2) { e.a = ui->ea; e.b = ui->pa; }
   else if (k == 3) { e.a = ui->taken; e.b = ui->pc + 8; }
   else if (k == 5 || k == 6) { e.a = 1; e.b = ui->next_pc; }
