@@ -1059,14 +1059,16 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
     m->warm_line = line;
     m->warm_asn = asn;
     uint64_t cycle = warm_cycle(clk, left);
-    memsys_fetch(m->ms, asn, pc & ~15ull, cycle, &acc);
-    if (acc.tlb_miss) st->itb_misses++;
-    if (acc.l1_miss) {
-      m->warm_dline = 0;   /* the fill may take the Bcache block of the last data line */
-      st->icache_misses++;
-      struct mem_access pf;   /* the Istream prefetch of fetch_block */
-      for (unsigned k = 1; k <= 3; k++)
-        memsys_fetch(m->ms, asn, (line & ~1ull) + k * m->cfg.line_bytes, cycle, &pf);
+    if (!memsys_warm_fetch_hit(m->ms, asn, pc & ~15ull, cycle)) {
+      memsys_fetch(m->ms, asn, pc & ~15ull, cycle, &acc);
+      if (acc.tlb_miss) st->itb_misses++;
+      if (acc.l1_miss) {
+        m->warm_dline = 0;   /* the fill may take the Bcache block of the last data line */
+        st->icache_misses++;
+        struct mem_access pf;   /* the Istream prefetch of fetch_block */
+        for (unsigned k = 1; k <= 3; k++)
+          memsys_fetch(m->ms, asn, (line & ~1ull) + k * m->cfg.line_bytes, cycle, &pf);
+      }
     }
   }
   /* The kind by id; the executor's internal ids (unop, prefetches) and the

@@ -169,9 +169,9 @@ static void tb_insert(struct tb *t, uint64_t key)
   t->head[h] = (int32_t)v;
 }
 
-/* Returns true when the page is mapped by an entry of this ASN or a global
- * one; on a miss installs the translation and returns false. */
-static bool tb_lookup(struct tb *t, uint64_t va, unsigned asnf)
+/* Whether the page is mapped by an entry of this ASN or a global one (a
+ * hit becomes the MRU key; nothing else changes). */
+static bool tb_hit(struct tb *t, uint64_t va, unsigned asnf)
 {
   uint64_t vpn = va >> PAGE_SHIFT, key = vpn << ASN_BITS | asnf;
   if (key == t->mru_key) return true;
@@ -180,6 +180,15 @@ static bool tb_lookup(struct tb *t, uint64_t va, unsigned asnf)
     t->mru_key = key;
     return true;
   }
+  return false;
+}
+
+/* Returns true when the page is mapped by an entry of this ASN or a global
+ * one; on a miss installs the translation and returns false. */
+static bool tb_lookup(struct tb *t, uint64_t va, unsigned asnf)
+{
+  if (tb_hit(t, va, asnf)) return true;
+  uint64_t key = (va >> PAGE_SHIFT) << ASN_BITS | asnf;
   tb_insert(t, key);
   t->mru_key = key;
   return false;
@@ -438,15 +447,13 @@ void memsys_data_pa(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, u
 bool memsys_warm_hit(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, unsigned size,
                      bool store, uint64_t cycle)
 {
-  unsigned asnf = asn_field(asn);
-  uint64_t key = (va >> PAGE_SHIFT) << ASN_BITS | asnf;
-  if (key != ms->dtb.mru_key || ((va + (size ? size - 1 : 0)) ^ va) & ms->line_mask) return false;
+  if (((va + (size ? size - 1 : 0)) ^ va) & ms->line_mask) return false;
   uint64_t line = pa & ms->line_mask;
   struct line *set = cache_set(ms, &ms->dc, va);
   for (unsigned w = 0; w < ms->dc.ways; w++) {
     struct line *l = &set[w];
     if ((l->tag & T_MATCH) != (line | T_VALID)) continue;
-    if (l->ready > cycle) return false;
+    if (l->ready > cycle || !tb_hit(&ms->dtb, va, asn_field(asn))) return false;
     PM_ASSERT(bc_holds(ms, line));
     /* what memsys_data_pa counts for the same hit */
     if (store) {
@@ -515,6 +522,21 @@ void memsys_fetch(struct memsys *ms, unsigned asn, uint64_t pc, uint64_t cycle,
   v->lat = f.lat;
   v->asn = asnf;
   report_fill(out, remaining(f.ready, f.lat, cycle), f.level, merged);
+}
+
+bool memsys_warm_fetch_hit(struct memsys *ms, unsigned asn, uint64_t pc, uint64_t cycle)
+{
+  unsigned asnf = asn_field(asn);
+  uint64_t line = pc & ms->line_mask;
+  const struct line *set = cache_set(ms, &ms->ic, pc);
+  for (unsigned w = 0; w < ms->ic.ways; w++) {
+    const struct line *l = &set[w];
+    if ((l->tag & T_MATCH) != (line | T_VALID) || (l->asn != asnf && l->asn != ASN_ASM)) continue;
+    if (l->ready > cycle) return false;
+    ms->st.ic_accesses++;   /* what memsys_fetch counts for the same hit */
+    return true;
+  }
+  return false;
 }
 
 void memsys_flush_icache(struct memsys *ms)

@@ -66,8 +66,8 @@ void memsys_destroy(struct memsys *ms);
 void memsys_data_pa(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, unsigned size,
                     bool store, uint64_t cycle, struct mem_access *out);
 /* Functional warming's common case, without memsys_data_pa's report: an
- * access within one line to a page the DTB looked up last and a line the
- * Dcache holds, filled. Does (and counts) what memsys_data_pa does for it
+ * access within one line to a page the DTB maps and a line the Dcache
+ * holds, filled. Does (and counts) what memsys_data_pa does for it
  * and returns true; anything else returns false having changed nothing. */
 bool memsys_warm_hit(struct memsys *ms, unsigned asn, uint64_t va, uint64_t pa, unsigned size,
                      bool store, uint64_t cycle);
@@ -86,6 +86,10 @@ void memsys_set_xlate(struct memsys *ms, memsys_xlate_fn fn, void *ctx);
  * Fills *out. */
 void memsys_fetch(struct memsys *ms, unsigned asn, uint64_t pc, uint64_t cycle,
                   struct mem_access *out);
+/* Functional warming's common case: a fetch from a line the Icache holds,
+ * filled. Counts it as memsys_fetch does and returns true; else false,
+ * having changed nothing. */
+bool memsys_warm_fetch_hit(struct memsys *ms, unsigned asn, uint64_t pc, uint64_t cycle);
 
 /* Functional warming's accesses (ev67_warm): with `on`, a miss never waits
  * for a MAF entry; with all eight busy it takes the oldest's. Warming
