@@ -1038,15 +1038,17 @@ void ev67_stall(struct ev67 *m, uint64_t cycles)
   m->block_pc = ~0ull;
 }
 
-/* Functional warming: what ev67_step does to the long-lived structures, in
- * the same order (fetch, data access, predictor), without the pipeline. The
- * Icache sees one access per line instead of one per aligned block, which
- * leaves the same lines resident. */
+/* The cycle at which an event with `left` instructions of its stretch's
+ * budget left is presented (ev67.h). */
 static inline uint64_t warm_cycle(const struct ev67_warm_clock *clk, uint64_t left)
 {
   return clk->base + (((clk->n0 - left) * clk->rate + clk->frac) >> clk->shift);
 }
 
+/* Functional warming: what ev67_step does to the long-lived structures, in
+ * the same order (fetch, data access, predictor), without the pipeline. The
+ * Icache sees one access per line instead of one per aligned block, which
+ * leaves the same lines resident. */
 static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t pc,
                             const struct axp_insn *d, unsigned id, uint64_t ea, uint64_t pa,
                             bool unaligned, bool taken_, uint64_t next_pc,
