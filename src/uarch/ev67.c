@@ -976,7 +976,8 @@ static unsigned slotted_pipes(struct ev67 *m, const struct uarch_insn *in)
 const struct uop_fate *ev67_step(struct ev67 *m, const struct uarch_insn *in)
 {
   struct uop u;
-  m->warm_dline = 0;   /* the timing model's accesses: warming's last line is not known resident */
+  m->warm_dline = 0;   /* the timing model's accesses: warming's last lines are not known resident */
+  m->warm_line = 0;
   m->st = &m->stm[in->kernel];
   classify_cached(m, in->pc, in->d, &u);
   /* Slotting (HRM 2.2 stage 1) statically assigns instructions that may use

@@ -270,6 +270,34 @@ static uint64_t stw_wait_after(bool near_in_warm, enum how how)
   return wait;
 }
 
+/* A line warming fetched, then evicted by the timing model, is fetched
+ * again when warming resumes in it (warming skips the fetch check within
+ * the line it saw last: a detailed step must end that). */
+static void test_line_after_detail(void)
+{
+  struct ev67 *m = ev67_create(&ev67_default_config, NULL, NULL, NULL);
+  struct axp_insn add = axp_decode(opr(0x10, 0x20, 1, 3, 3));
+  /* the Icache's ways are 32 KB apart: B and C take both ways of A's set */
+  const uint64_t a = CODE, set_stride = 32 << 10;
+  struct uarch_insn ui = { .asn = 1, .d = &add };
+  ui.pc = a;
+  ui.next_pc = a + 4;
+  ev67_warm(m, &ui, ev67_now(m));
+  uint64_t before = ev67_warm_stats(m, false)->icache_misses;
+  for (uint64_t k = 1; k <= 2; k++) {
+    ui.pc = a + k * set_stride;
+    ui.next_pc = ui.pc + 4;
+    ev67_step(m, &ui);
+  }
+  ev67_stall(m, 1000);
+  ui.pc = a + 4;   /* the same line as the last warmed instruction */
+  ui.next_pc = a + 8;
+  ev67_warm(m, &ui, ev67_now(m));
+  CHECK_EQ_U64(ev67_warm_stats(m, false)->icache_misses - before, 1,
+               "warming fetches again a line it saw last, evicted by detailed steps since");
+  ev67_destroy(m);
+}
+
 static void test_stwait(void)
 {
   uint64_t dn = stw_wait_after(true, DETAIL), wn = stw_wait_after(true, WARM);
@@ -301,6 +329,7 @@ int main(void)
   test_same_state();
   test_counts();
   test_stwait();
+  test_line_after_detail();
   test_speed();
   return check_done();
 }
