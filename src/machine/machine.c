@@ -145,10 +145,19 @@ static struct mcpu *cur(struct machine *m) { return &m->cpu[m->os->cur_cpu > 0 ?
 #define FX 16                         /* the rates' fixed point */
 #define FX_ONE (1ull << FX)
 
+/* A warm stretch's clock from its last fold on; n0: the instructions
+ * warmed since the fold when translated code's budget was set (the events'
+ * `left` counts down from there). */
+static struct ev67_warm_clock warm_clk(const struct mcpu *c, uint64_t n0)
+{
+  return (struct ev67_warm_clock){ ev67_now(c->core), n0, c->cpi, c->cyc_frac, FX };
+}
+
 /* The estimated clock of a warm stretch n instructions after its last fold. */
 static uint64_t warm_clock(const struct mcpu *c, uint64_t n)
 {
-  return ev67_now(c->core) + ((n * c->cpi + c->cyc_frac) >> FX);
+  const struct ev67_warm_clock clk = warm_clk(c, 0);
+  return ev67_warm_cycle(&clk, n);
 }
 
 /* A timed CPU's clock in cycles: its core's, and in a warm stretch the
@@ -845,14 +854,8 @@ static uint64_t warm_room(void *ctx)
 static void warm_jit(void *ctx, const struct jit_warm_event *ev, size_t n)
 {
   struct mcpu *c = ctx;
-  /* warm_clock(c, n0 - left) */
-  const struct ev67_warm_clock clk = {
-    .base = ev67_now(c->core),
-    .n0 = c->warm_n + c->oc->warm_skipped - c->skip_seen + c->oc->warm_budget0,
-    .rate = c->cpi,
-    .frac = c->cyc_frac,
-    .shift = FX,
-  };
+  const struct ev67_warm_clock clk =
+      warm_clk(c, c->warm_n + c->oc->warm_skipped - c->skip_seen + c->oc->warm_budget0);
   ev67_warm_events(c->core, c->oc->asn, ev, &clk, n);
   c->warm_told += n;
 }

@@ -1043,7 +1043,7 @@ void ev67_stall(struct ev67 *m, uint64_t cycles)
  * budget left is presented (ev67.h). */
 static inline uint64_t warm_cycle(const struct ev67_warm_clock *clk, uint64_t left)
 {
-  return clk->base + (((clk->n0 - left) * clk->rate + clk->frac) >> clk->shift);
+  return ev67_warm_cycle(clk, clk->n0 - left);
 }
 
 /* Functional warming: what ev67_step does to the long-lived structures, in
@@ -1096,9 +1096,10 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
       st->unaligned++;
       return true;
     }
+    uint64_t cycle = warm_cycle(clk, left);
     if (!(kind & WK_LOAD)) stw_store(m, ea);
     else {
-      bpred_stwait_tick(m->bp, warm_cycle(clk, left));
+      bpred_stwait_tick(m->bp, cycle);
       uint32_t i = stw_index(m, pc);
       if (m->stw_replays[i] && stw_near(m, ea) && !bpred_stwait_get(m->bp, pc)) {
         m->stw_rng ^= m->stw_rng << 13;
@@ -1118,7 +1119,6 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
       return false;
     m->warm_dline = dline | (store ? 2 : 0);
     m->warm_dasn = asn;
-    uint64_t cycle = warm_cycle(clk, left);
     if (memsys_warm_hit(m->ms, asn, ea, pa, size, store, cycle)) return false;
     memsys_data_pa(m->ms, asn, ea, pa, size, store, cycle, &acc);
     if (acc.tlb_miss) st->dtb_misses++;

@@ -58,14 +58,19 @@ void ev67_stall(struct ev67 *m, uint64_t cycles);
  * Returns true when the access takes the unaligned trap (nothing was
  * accessed; the kernel's fix-up follows, as after ev67_step). */
 bool ev67_warm(struct ev67 *m, const struct uarch_insn *in, uint64_t cycle);
-/* A warm stretch's clock: the cycle at which an event with `left`
- * instructions of its budget left is presented, base + (((n0 - left) *
- * rate + frac) >> shift) (the machine's estimate; computed only for the
- * events whose structures look at time). */
+/* A warm stretch's clock (the machine's estimate): n instructions after
+ * its start it is base + ((n * rate + frac) >> shift), rate in cycles per
+ * instruction in fixed point; an event of translated code with `left`
+ * instructions of its budget left is n0 - left instructions in. The model
+ * works it out only for the events whose structures look at time. */
 struct ev67_warm_clock {
   uint64_t base, n0, rate, frac;
   unsigned shift;
 };
+static inline uint64_t ev67_warm_cycle(const struct ev67_warm_clock *clk, uint64_t n)
+{
+  return clk->base + ((n * clk->rate + clk->frac) >> clk->shift);
+}
 /* The same for n of translated code's events (guest/jit.h; an access's b
  * already its physical address), on the clock clk. */
 void ev67_warm_events(struct ev67 *m, unsigned asn, const struct jit_warm_event *ev,
