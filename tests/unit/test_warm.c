@@ -298,6 +298,49 @@ static void test_line_after_detail(void)
   ev67_destroy(m);
 }
 
+/* Icache misses of a detailed fetch from the wrong path of a branch that
+ * mispredicted (not taken, predicted taken by the cold predictor; its
+ * target 1 KB on, a line that no correct-path fetch or Istream prefetch
+ * reached), the instructions before it run as `how`. */
+static const struct axp_insn *fetch_add(void *ctx, uint64_t pc)
+{
+  (void)pc;
+  return ctx;   /* the wrong path is straight-line code */
+}
+
+static uint64_t wrong_path_misses(enum how how, uint64_t *mispredicts)
+{
+  struct axp_insn nop = axp_decode(opr(0x10, 0x20, 1, 3, 3));
+  struct ev67 *m = ev67_create(&ev67_default_config, fetch_add, NULL, &nop);
+  struct axp_insn add = axp_decode(opr(0x10, 0x20, 1, 3, 3)), bne = axp_decode(bra(0x3D, 5, 0x100));
+  const uint64_t br = CODE + 60, target = br + 4 + 0x400;
+  struct uarch_insn ui = { .asn = 1, .d = &add, .pc = CODE, .next_pc = CODE + 4 };
+  for (int i = 0; i < 2; i++) {
+    if (i == 1) ui = (struct uarch_insn){ .asn = 1, .d = &bne, .pc = br, .next_pc = br + 4 };
+    if (how == DETAIL) ev67_step(m, &ui);
+    else ev67_warm(m, &ui, ev67_now(m) + (uint64_t)i);
+  }
+  *mispredicts = ev67_stats(m, false)->cond_mispredicts + ev67_warm_stats(m, false)->cond_mispredicts;
+  ev67_stall(m, 1000);
+  uint64_t before = ev67_stats(m, false)->icache_misses;
+  ui = (struct uarch_insn){ .asn = 1, .d = &add, .pc = target, .next_pc = target + 4 };
+  ev67_step(m, &ui);
+  uint64_t n = ev67_stats(m, false)->icache_misses - before;
+  ev67_destroy(m);
+  return n;
+}
+
+static void test_wrong_path(void)
+{
+  uint64_t dmis, wmis;
+  uint64_t d = wrong_path_misses(DETAIL, &dmis), w = wrong_path_misses(WARM, &wmis);
+  CHECK(dmis == 1 && wmis == 1, "the branch mispredicted once in both (%llu, %llu)", (unsigned long long)dmis,
+        (unsigned long long)wmis);
+  CHECK_EQ_U64(d, 0, "the detailed model fetched the wrong path's line: a later fetch hits");
+  CHECK_EQ_U64(w, d, "warming fetched it too (%llu Icache misses against %llu)", (unsigned long long)w,
+               (unsigned long long)d);
+}
+
 static void test_stwait(void)
 {
   uint64_t dn = stw_wait_after(true, DETAIL), wn = stw_wait_after(true, WARM);
@@ -330,6 +373,7 @@ int main(void)
   test_counts();
   test_stwait();
   test_line_after_detail();
+  test_wrong_path();
   test_speed();
   return check_done();
 }
