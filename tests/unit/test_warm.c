@@ -6,7 +6,8 @@
  * exactly the same predictor and cache behaviour: the same mispredicts and
  * Icache, Dcache, Bcache and TB misses, because warming left the structures
  * in the same state. A cold start instead gives different counts (so the
- * check can fail). Then the warm counts against the detailed ones, and a
+ * check can fail). Then the warm counts against the detailed ones, the
+ * stWait table, a line evicted by detail, a mispredict's wrong path, and a
  * speed figure. */
 #include <string.h>
 #include <time.h>
