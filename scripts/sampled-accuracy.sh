@@ -71,22 +71,30 @@ err=$out/last.err
 cpu_s() {
   rm -rf "$out/run" && mkdir "$out/run" || exit 2
   (cd "$out/run" && /usr/bin/time -f '%U %S' -o "$out/time.txt" \
-     env -i PATH=/usr/bin:/bin SOURCE_DATE_EPOCH="$SOURCE_DATE_EPOCH" "$@" >/dev/null 2>"$err")
-  awk '{ printf "%.2f", $1 + $2 }' "$out/time.txt"
+     env -i PATH=/usr/bin:/bin SOURCE_DATE_EPOCH="$SOURCE_DATE_EPOCH" "$@" >/dev/null 2>"$err"
+   echo $? >"$out/status")
+  awk '$1 ~ /^[0-9.]+$/ { printf "%.2f", $1 + $2 }' "$out/time.txt"
+}
+# check WHAT: the last cpu_s run exited 0, else its stderr and exit 2.
+check() {
+  [ "$(cat "$out/status")" = 0 ] && return
+  echo "sampled-accuracy: $1 failed (exit status $(cat "$out/status")):" >&2
+  cat "$err" >&2
+  exit 2
 }
 E=sim/cycles/,instructions,sim/bcache-misses/,sim/replays/
 val() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }
 ci() { awk -F, -v e="$2" '$3 == e && $4 ~ /%$/ { sub(/%/, "", $4); print $4 }' "$1"; }
 
-t_run=$(cpu_s "$PROFILEME" run "${cpus[@]}" "$prog" "$@")
-t_xstat=$(cpu_s "$PROFILEME" stat "${cpus[@]}" -x, -e "$E" -- "$prog" "$@"); cp "$err" exact.stat
-[ -n "$(val exact.stat sim/cycles/)" ] || { echo "sampled-accuracy: the exact stat failed:"; cat exact.stat; exit 2; }
+t_run=$(cpu_s "$PROFILEME" run "${cpus[@]}" "$prog" "$@"); check "the functional run"
+t_xstat=$(cpu_s "$PROFILEME" stat "${cpus[@]}" -x, -e "$E" -- "$prog" "$@"); check "the exact stat"; cp "$err" exact.stat
 
 echo
 printf '%-20s %16s %16s %8s %8s  %s\n' quantity exact "estimate (s1)" "err %" "+-95%" "covered (of seeds)"
 t_sstat=
 for ((s = 1; s <= seeds; s++)); do
-  t=$(cpu_s "$PROFILEME" stat --seed "$s" "$sampled" "${cpus[@]}" -x, -e "$E" -- "$prog" "$@"); cp "$err" smp$s.stat
+  t=$(cpu_s "$PROFILEME" stat --seed "$s" "$sampled" "${cpus[@]}" -x, -e "$E" -- "$prog" "$@")
+  check "the sampled stat, seed $s"; cp "$err" smp$s.stat
   [ -z "$t_sstat" ] && t_sstat=$t
 done
 for q in sim/cycles/ sim/bcache-misses/ sim/replays/ instructions; do
@@ -107,7 +115,9 @@ done
 
 # ---- records ----
 t_xrec=$(cpu_s "$PROFILEME" record -q "${cpus[@]}" "${sysw[@]}" -c "$count" -o "$out/exact.data" -- "$prog" "$@")
+check "the exact record"
 t_srec=$(cpu_s "$PROFILEME" record -q "$sampled" "${cpus[@]}" "${sysw[@]}" -c "$count" -o "$out/smp.data" -- "$prog" "$@")
+check "the sampled record"
 "$PROFILEME" dcpi -i exact.data --by sym -x, >exact.sym 2>/dev/null
 "$PROFILEME" dcpi -i smp.data --by sym -x, >smp.sym 2>/dev/null
 echo
@@ -146,7 +156,9 @@ awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) h[FILENAME, $i] = i; next }
 
 if [ "$cpi" = 1 ]; then
   cpu_s "$PROFILEME" record -q "${cpus[@]}" -e cycles:p -c "$count" -e trace// -m 256,1024 -o "$out/exact-cpi.data" -- "$prog" "$@" >/dev/null
+  check "the exact record with the trace unit"
   cpu_s "$PROFILEME" record -q "$sampled" "${cpus[@]}" -e cycles:p -c "$count" -e trace// -m 256,1024 -o "$out/smp-cpi.data" -- "$prog" "$@" >/dev/null
+  check "the sampled record with the trace unit"
   "$PROFILEME" dcpi --cpi -i exact-cpi.data --by sym -x, >exact.cpi 2>/dev/null
   "$PROFILEME" dcpi --cpi -i smp-cpi.data --by sym -x, >smp.cpi 2>/dev/null
   echo; echo "cycles per instruction of the hot functions (dcpi --cpi, trace unit and ProfileMe):"

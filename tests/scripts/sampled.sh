@@ -211,3 +211,13 @@ for c in stat record; do
   if "$PROFILEME" $c --help | grep -q -- '--sampled\[=U,W\[,P\]\]'; then echo "PASS sampled/help-$c: $c --help describes --sampled"
   else echo "FAIL sampled/help-$c: no --sampled in $c --help"; fi
 done
+
+# The accuracy script stops at a run that fails, with its message and
+# status 2, instead of comparing empty results (-100% errors).
+PROFILEME=/bin/false "$root/scripts/sampled-accuracy.sh" --seeds 1 --out "$out/acc-fail" ./phases 1 >acc.txt 2>&1
+rc=$?
+if [ "$rc" = 2 ] && grep -q 'the functional run failed' acc.txt && ! grep -q -- '-100' acc.txt; then
+  echo "PASS sampled/accuracy-failed-run: status 2 and the failing run named"
+else
+  echo "FAIL sampled/accuracy-failed-run: status $rc, $(tail -2 acc.txt | tr '\n' ' ')"
+fi
