@@ -407,6 +407,16 @@ static void emit(struct ev67 *m, const struct uop_fate *f)
   if (m->sink) m->sink(m->ctx, f);
 }
 
+/* Istream prefetch: an Icache miss at pc also requests the next lines
+ * (ours: 3, the HRM says the Ibox prefetches but not how far), so
+ * straight-line code streams instead of missing line by line. */
+static void istream_prefetch(struct ev67 *m, unsigned asn, uint64_t pc, uint64_t cycle)
+{
+  struct mem_access pf;
+  uint64_t line = pc & ~(uint64_t)(m->cfg.line_bytes - 1);
+  for (unsigned k = 1; k <= 3; k++) memsys_fetch(m->ms, asn, line + k * m->cfg.line_bytes, cycle, &pf);
+}
+
 /* Starts a new aligned fetch block for pc no earlier than cycle c. Returns the
  * fetch cycle; sets *icm and *itb when the block missed the Icache or ITB. */
 static uint64_t fetch_block(struct ev67 *m, uint64_t pc, uint64_t c, unsigned asn, bool *icm,
@@ -422,13 +432,7 @@ static uint64_t fetch_block(struct ev67 *m, uint64_t pc, uint64_t c, unsigned as
   }
   if (acc.l1_miss) {
     m->st->icache_misses++;
-    /* Istream prefetch: a miss also requests the next lines (ours: 3, the
-     * HRM says the Ibox prefetches but not how far), so straight-line code
-     * streams instead of missing line by line. */
-    struct mem_access pf;
-    uint64_t line = (pc & ~(uint64_t)(m->cfg.line_bytes - 1));
-    for (unsigned k = 1; k <= 3; k++)
-      memsys_fetch(m->ms, asn, line + k * m->cfg.line_bytes, c, &pf);
+    istream_prefetch(m, asn, pc, c);
     c += acc.latency;
   }
   return c;
@@ -1059,23 +1063,33 @@ static inline uint64_t warm_cycle(const struct ev67_warm_clock *clk, uint64_t le
  * (2 lines: -0.01%, 4 lines: +0.25%; docs/sampled.md, "The wrong path"). */
 #define WARM_WRONG_PATH_LINES 2
 
+/* Warming's Icache access at pc, at cycle: false on a hit (nothing to
+ * do); else memsys_fetch's outcome in *acc, a miss's Istream prefetch
+ * requested as fetch_block does. The fill may take the B-cache block of
+ * warming's last data line: that line is forgotten. */
+static inline bool warm_fetch(struct ev67 *m, unsigned asn, uint64_t pc, uint64_t cycle, struct mem_access *acc)
+{
+  if (memsys_warm_fetch_hit(m->ms, asn, pc, cycle)) return false;
+  memsys_fetch(m->ms, asn, pc, cycle, acc);
+  if (acc->l1_miss) {
+    m->warm_dline = 0;
+    istream_prefetch(m, asn, pc, cycle);
+  }
+  return true;
+}
+
 /* The wrong path from wpc, as spec_run fetches it: sequential lines until
- * one misses (filled, with its Istream prefetch, as fetch_block does) or
- * an ITB miss (not taken on a wrong path). */
+ * one misses (filled, with its Istream prefetch) or an ITB miss (not taken
+ * on a wrong path). */
 static void warm_wrong_path(struct ev67 *m, unsigned asn, uint64_t wpc, uint64_t cycle)
 {
   uint64_t line = wpc & ~(uint64_t)(m->cfg.line_bytes - 1);
   for (unsigned k = 0; k < WARM_WRONG_PATH_LINES; k++, line += m->cfg.line_bytes) {
-    uint64_t pc = k ? line : wpc & ~15ull;
-    if (memsys_warm_fetch_hit(m->ms, asn, pc, cycle)) continue;
     struct mem_access acc;
-    memsys_fetch(m->ms, asn, pc, cycle, &acc);
+    if (!warm_fetch(m, asn, k ? line : wpc & ~15ull, cycle, &acc)) continue;
     if (acc.tlb_miss) return;
     if (acc.l1_miss) {
-      m->warm_line = 0;    /* the fill may have taken the correct path's line */
-      m->warm_dline = 0;   /* or the B-cache block of the last data line */
-      struct mem_access pf;
-      for (unsigned j = 1; j <= 3; j++) memsys_fetch(m->ms, asn, line + j * m->cfg.line_bytes, cycle, &pf);
+      m->warm_line = 0;   /* the fill may have taken the correct path's line */
       return;
     }
   }
@@ -1092,17 +1106,9 @@ static inline bool warm_one(struct ev67 *m, bool kernel, unsigned asn, uint64_t 
   if (line != m->warm_line || asn != m->warm_asn) {
     m->warm_line = line;
     m->warm_asn = asn;
-    uint64_t cycle = warm_cycle(clk, left);
-    if (!memsys_warm_fetch_hit(m->ms, asn, pc & ~15ull, cycle)) {
-      memsys_fetch(m->ms, asn, pc & ~15ull, cycle, &acc);
+    if (warm_fetch(m, asn, pc & ~15ull, warm_cycle(clk, left), &acc)) {
       if (acc.tlb_miss) st->itb_misses++;
-      if (acc.l1_miss) {
-        m->warm_dline = 0;   /* the fill may take the Bcache block of the last data line */
-        st->icache_misses++;
-        struct mem_access pf;   /* the Istream prefetch of fetch_block */
-        for (unsigned k = 1; k <= 3; k++)
-          memsys_fetch(m->ms, asn, (line & ~1ull) + k * m->cfg.line_bytes, cycle, &pf);
-      }
+      if (acc.l1_miss) st->icache_misses++;
     }
   }
   /* The kind by id; the executor's internal ids (unop, prefetches) and the

@@ -299,21 +299,21 @@ static void test_line_after_detail(void)
   ev67_destroy(m);
 }
 
+/* The detailed model's wrong-path fetches: straight-line code of adds. */
+static const struct axp_insn *fetch_add(void *ctx, uint64_t pc)
+{
+  (void)pc;
+  return ctx;
+}
+
 /* Icache misses of a detailed fetch from the wrong path of a branch that
  * mispredicted (not taken, predicted taken by the cold predictor; its
  * target 1 KB on, a line that no correct-path fetch or Istream prefetch
  * reached), the instructions before it run as `how`. */
-static const struct axp_insn *fetch_add(void *ctx, uint64_t pc)
-{
-  (void)pc;
-  return ctx;   /* the wrong path is straight-line code */
-}
-
 static uint64_t wrong_path_misses(enum how how, uint64_t *mispredicts)
 {
-  struct axp_insn nop = axp_decode(opr(0x10, 0x20, 1, 3, 3));
-  struct ev67 *m = ev67_create(&ev67_default_config, fetch_add, NULL, &nop);
   struct axp_insn add = axp_decode(opr(0x10, 0x20, 1, 3, 3)), bne = axp_decode(bra(0x3D, 5, 0x100));
+  struct ev67 *m = ev67_create(&ev67_default_config, fetch_add, NULL, &add);
   const uint64_t br = CODE + 60, target = br + 4 + 0x400;
   struct uarch_insn ui = { .asn = 1, .d = &add, .pc = CODE, .next_pc = CODE + 4 };
   for (int i = 0; i < 2; i++) {
