@@ -1060,7 +1060,8 @@ static inline uint64_t warm_cycle(const struct ev67_warm_clock *clk, uint64_t le
  * until a miss holds the fetch up, and its fills stay: in the Icache,
  * where the path often runs later, and in the B-cache, whose evictions
  * take Dcache lines along. Without them speedtest1's units leaned -0.20%
- * (2 lines: -0.01%, 4 lines: +0.25%; docs/sampled.md, "The wrong path"). */
+ * (2 lines: -0.04% over 20 seeds, 4 lines: +0.25% over 6; docs/sampled.md,
+ * "The wrong path"). */
 #define WARM_WRONG_PATH_LINES 2
 
 /* Warming's Icache access at pc, at cycle: false on a hit (nothing to
